@@ -1,0 +1,1 @@
+"""lazy_numpy: lazytensor frontend (placeholder; to be replaced)."""

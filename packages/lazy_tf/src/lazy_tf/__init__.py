@@ -1,0 +1,1 @@
+"""lazy_tf: lazytensor frontend (placeholder; to be replaced)."""

@@ -1,0 +1,1 @@
+"""lazy_torch: lazytensor frontend (placeholder; to be replaced)."""

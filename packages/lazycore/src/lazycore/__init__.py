@@ -1,0 +1,38 @@
+"""lazycore: the shared LazyTensor core (IR, ops, lowering to XLA, cache, runtime).
+
+>>> import numpy as np, lazycore as lc
+>>> x = lc.asarray(np.arange(3.0))
+>>> y = lc.ops.mul(x, x)          # recorded, not run
+>>> lc.to_numpy(y).tolist()       # observing a value syncs
+[0.0, 1.0, 4.0]
+"""
+
+from __future__ import annotations
+
+import jax as _jax
+
+# Every frontend needs real 64-bit types (NumPy float64, PyTorch int64 indices).
+_jax.config.update("jax_enable_x64", True)
+
+from . import (  # noqa: E402
+    autodiff, cache, debug, dtypes, errors, metrics, numeric, ops, random, runtime,
+)
+from .autodiff import grad  # noqa: E402
+from .config import configure, settings  # noqa: E402
+from .errors import AxisError, DTypeError, LazyError, ShapeError  # noqa: E402
+from .ir import Aval, Node  # noqa: E402
+from .runtime import (  # noqa: E402
+    asarray, fallback, mark_step, materialize, register_internal_path, sync, to_numpy,
+    to_numpy_many, wait,
+)
+from .tensor import Tensor  # noqa: E402
+from .trace import constant, scalar  # noqa: E402
+
+__all__ = [
+    "Aval", "AxisError", "DTypeError", "LazyError", "Node", "ShapeError", "Tensor", "asarray",
+    "autodiff", "cache", "configure", "constant", "debug", "dtypes", "errors", "fallback",
+    "grad", "mark_step", "materialize", "metrics", "numeric", "ops", "random",
+    "register_internal_path", "runtime", "scalar", "settings", "sync", "to_numpy",
+    "to_numpy_many", "wait",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,94 @@
+"""Broadcasting, promotion and n-ary elementwise application, per framework policy.
+
+Frontends call ``elementwise("add", x, 2.0, policy="torch")``: Python scalars become
+weak scalars of the promoted dtype (parameters, so new values do not recompile),
+operands are cast and broadcast, and the primitive is traced.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..dtypes import canonical, result_type
+from ..errors import ShapeError
+from ..tensor import Tensor
+from ..trace import scalar
+
+PY_SCALARS = (bool, int, float, complex)
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """NumPy broadcasting of shapes; ``ShapeError`` when they do not broadcast."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for shape in shapes:
+        for i, size in enumerate(shape, start=ndim - len(shape)):
+            if size == out[i] or size == 1:
+                continue
+            if out[i] == 1:
+                out[i] = size
+            else:
+                raise ShapeError("operands could not be broadcast together with shapes "
+                                 + " ".join(str(tuple(s)) for s in shapes), shapes=shapes)
+    return tuple(out)
+
+
+def broadcast_to(x: Tensor, shape) -> Tensor:
+    shape = tuple(int(s) for s in shape)
+    if x.shape == shape:
+        return x
+    if len(shape) < x.ndim:
+        raise ShapeError(f"cannot broadcast {x.aval} to {shape}", op="broadcast_to")
+    lead = len(shape) - x.ndim
+    return ops.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(range(lead, len(shape))))
+
+
+def cast(x: Tensor, dtype) -> Tensor:
+    dtype = canonical(dtype)
+    return x if x.dtype == dtype else ops.convert(x, dtype=dtype)
+
+
+def _weak_type(v):
+    if isinstance(v, bool | np.bool_):
+        return bool
+    if isinstance(v, int | np.integer) and not isinstance(v, np.generic):
+        return int
+    if isinstance(v, float) and not isinstance(v, np.generic):
+        return float
+    if isinstance(v, complex) and not isinstance(v, np.generic):
+        return complex
+    return None
+
+
+def promote(args, policy: str = "numpy", dtype=None) -> list[Tensor]:
+    """Tensors and Python scalars -> Tensors of one dtype and one shape."""
+    keys = []
+    for a in args:
+        if isinstance(a, Tensor):
+            keys.append(a.dtype)
+        else:
+            weak = _weak_type(a)
+            keys.append(weak if weak is not None else np.asarray(a).dtype)
+    target = canonical(dtype) if dtype is not None else result_type(keys, policy)
+    tensors = [cast(a, target) if isinstance(a, Tensor) else scalar(a, target) for a in args]
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return [broadcast_to(t, shape) for t in tensors]
+
+
+def elementwise(op_name: str, *args, policy: str = "numpy", dtype=None) -> Tensor:
+    """Promote + broadcast + trace the primitive ``op_name``."""
+    return ops.get(op_name)(*promote(args, policy, dtype))
+
+
+def full(shape, value, dtype) -> Tensor:
+    """``value`` broadcast to ``shape`` (a parameter unless 0/+-1)."""
+    value_tensor = value if isinstance(value, Tensor) else scalar(value, dtype)
+    return broadcast_to(cast(value_tensor, dtype), tuple(shape))
+
+
+def where(cond: Tensor, x, y, policy: str = "numpy") -> Tensor:
+    x, y = promote([x, y], policy)
+    cond = cast(cond, np.bool_)
+    shape = broadcast_shapes(cond.shape, x.shape)
+    return ops.select(broadcast_to(cond, shape), broadcast_to(x, shape), broadcast_to(y, shape))

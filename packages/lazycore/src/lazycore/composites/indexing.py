@@ -1,0 +1,376 @@
+"""NumPy-style indexing shared by every frontend: ``getitem`` and ``setitem``.
+
+Basic indexing (ints, slices, ``None``, ``...``) becomes ``slice``/``rev``/``reshape``;
+advanced indexing (integer and boolean arrays) becomes one ``gather`` with NumPy's
+placement rule for the broadcast index dimensions. ``setitem`` indexes an iota of
+flat positions with the same key and scatters there, so every key that ``getitem``
+understands can be assigned to. Boolean masks need their number of ``True`` values:
+that syncs (counted as ``sync::data_dependent``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..errors import IndexOutOfRange, ShapeError
+from ..tensor import Tensor
+from ..trace import constant
+from .broadcasting import broadcast_shapes, broadcast_to, cast, full
+
+_BAKE_LIMIT = 4096  # index arrays up to this size are baked into the program
+
+
+def host_index(values) -> Tensor:
+    """A host integer array as an int64 index tensor (baked when small)."""
+    arr = np.asarray(values, dtype=np.int64)
+    if arr.size <= _BAKE_LIMIT:
+        return constant(arr)
+    from ..runtime import asarray
+
+    return asarray(arr)
+
+
+def _wrap_negative(idx: Tensor, size: int) -> Tensor:
+    zero = full(idx.shape, 0, idx.dtype)
+    return ops.select(ops.lt(idx, zero), ops.add(idx, full(idx.shape, size, idx.dtype)), idx)
+
+
+def gather_points(x: Tensor, dims, index_tensors) -> Tensor:
+    """``x`` indexed on ``dims`` by integer tensors (broadcast together, may be negative).
+
+    Result layout: broadcast index shape first, then the remaining dims in order."""
+    dims = list(dims)
+    idx_shape = broadcast_shapes(*[t.shape for t in index_tensors])
+    columns = []
+    for d, t in zip(dims, index_tensors, strict=True):
+        t = _wrap_negative(cast(t, np.int64), x.shape[d])
+        columns.append(ops.reshape(broadcast_to(t, idx_shape), new_sizes=idx_shape + (1,)))
+    indices = columns[0] if len(columns) == 1 else ops.concatenate(
+        *columns, dimension=len(idx_shape))
+    others = [d for d in range(x.ndim) if d not in dims]
+    return ops.gather(
+        x, indices,
+        offset_dims=tuple(range(len(idx_shape), len(idx_shape) + len(others))),
+        collapsed_slice_dims=tuple(sorted(dims)), start_index_map=tuple(dims),
+        slice_sizes=tuple(1 if d in dims else x.shape[d] for d in range(x.ndim)),
+        mode="clip")
+
+
+def take_along_axis(x: Tensor, idx: Tensor, axis: int) -> Tensor:
+    """NumPy ``take_along_axis`` (``idx`` has ``x``'s rank; broadcasts elsewhere)."""
+    axis %= x.ndim
+    shape = list(broadcast_shapes(tuple(s for i, s in enumerate(x.shape) if i != axis),
+                                  tuple(s for i, s in enumerate(idx.shape) if i != axis)))
+    shape.insert(axis, idx.shape[axis])
+    shape = tuple(shape)
+    grids = []
+    for d in range(x.ndim):
+        if d == axis:
+            grids.append(broadcast_to(idx, shape))
+        else:
+            grids.append(ops.iota(dtype=np.int64, shape=shape, dimension=d))
+    return gather_points(x, list(range(x.ndim)), grids)
+
+
+def take(x: Tensor, idx: Tensor, axis: int) -> Tensor:
+    """``x`` indexed by ``idx`` along ``axis``; the index dims replace that axis."""
+    axis %= x.ndim
+    out = gather_points(x, [axis], [idx])
+    if axis == 0 or idx.ndim == 0:
+        return _move_front(out, idx.ndim, axis)
+    return _move_front(out, idx.ndim, axis)
+
+
+def _move_front(x: Tensor, count: int, position: int) -> Tensor:
+    """Move the first ``count`` axes to start at ``position``."""
+    if count == 0 or position == 0:
+        return x
+    rest = list(range(count, x.ndim))
+    perm = rest[:position] + list(range(count)) + rest[position:]
+    return ops.transpose(x, permutation=tuple(perm))
+
+
+# -- key parsing -----------------------------------------------------------------------
+
+def _is_int(k) -> bool:
+    return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
+
+
+def _is_array_like(k) -> bool:
+    return isinstance(k, Tensor | np.ndarray | list) or (
+        isinstance(k, bool | np.bool_))
+
+
+def _expand_key(key, ndim: int, nonzero) -> list:
+    """Tuple-ize, turn masks into integer arrays and replace ``...`` with slices."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    for k in key:
+        if isinstance(k, list):
+            k = np.asarray(k)
+            if k.dtype == object:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), "
+                                 "numpy.newaxis (`None`) and integer or boolean arrays are "
+                                 "valid indices")
+            if k.size == 0:
+                k = k.astype(np.int64)
+        items.append(k)
+    consumed = 0
+    for k in items:
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, bool | np.bool_):
+            continue
+        if isinstance(k, Tensor | np.ndarray) and k.dtype == np.bool_:
+            consumed += k.ndim
+        else:
+            consumed += 1
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, "
+                         f"but {consumed} were indexed")
+    out = []
+    for k in items:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (ndim - consumed))
+        elif isinstance(k, bool | np.bool_):
+            out.append(("scalar_bool", bool(k)))
+        elif isinstance(k, Tensor | np.ndarray) and k.dtype == np.bool_:
+            out.extend(("adv", t) for t in nonzero(k))
+        elif isinstance(k, Tensor | np.ndarray):
+            if not (np.issubdtype(k.dtype, np.integer)):
+                raise IndexError("arrays used as indices must be of integer (or boolean) type")
+            out.append(("adv", k))
+        elif k is None or isinstance(k, slice) or _is_int(k):
+            out.append(k)
+        elif hasattr(k, "__index__"):
+            out.append(int(k.__index__()))
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                             "(`None`) and integer or boolean arrays are valid indices")
+    if not any(k is Ellipsis for k in items):
+        out.extend([slice(None)] * (ndim - consumed))
+    return out
+
+
+def _host_nonzero(mask: np.ndarray):
+    return [np.asarray(i, dtype=np.int64) for i in np.nonzero(mask)]
+
+
+def getitem(x: Tensor, key, nonzero=None) -> Tensor:
+    """``x[key]`` with NumPy semantics. ``nonzero(mask)`` turns a boolean mask into
+    index arrays (default: ``lazycore.numeric.nonzero``, which syncs the count)."""
+    if nonzero is None:
+        from .dynamic import nonzero_mask as nonzero
+    items = _expand_key(key, x.ndim, lambda m: _host_nonzero(m) if isinstance(m, np.ndarray)
+                        else nonzero(m))
+    # 1) basic indexing: slices, ints, None; advanced entries keep their axis
+    starts, limits, strides, flips = [], [], [], []
+    out_shape_plan = []  # per output axis after basic step: ("dim", d) / ("new",)
+    int_dims = []
+    adv = []  # (axis in the sliced array, index)
+    dim = 0
+    for k in items:
+        if k is None:
+            out_shape_plan.append(("new",))
+            continue
+        if isinstance(k, tuple) and k[0] == "scalar_bool":
+            out_shape_plan.append(("bool", k[1]))
+            continue
+        size = x.shape[dim]
+        if isinstance(k, slice):
+            lo, hi, st = k.indices(size)
+            if st > 0:
+                n = max(0, -(-(hi - lo) // st))
+                starts.append(lo)
+                limits.append(lo + (n - 1) * st + 1 if n else lo)
+                strides.append(st)
+                flips.append(False)
+            else:
+                n = max(0, -(-(lo - hi) // -st))
+                # reversed: take the same elements ascending, then flip
+                first = lo + (n - 1) * st if n else 0
+                starts.append(first if n else 0)
+                limits.append(lo + 1 if n else 0)
+                strides.append(-st)
+                flips.append(True)
+            out_shape_plan.append(("dim", dim))
+        elif isinstance(k, tuple) and k[0] == "adv":
+            starts.append(0)
+            limits.append(size)
+            strides.append(1)
+            flips.append(False)
+            adv.append((dim, k[1]))
+            out_shape_plan.append(("adv", dim))
+        else:
+            i = int(k)
+            if not -size <= i < size:
+                raise IndexOutOfRange(f"index {i} is out of bounds for axis {dim} with size "
+                                      f"{size}", op="getitem")
+            i %= size
+            starts.append(i)
+            limits.append(i + 1)
+            strides.append(1)
+            flips.append(False)
+            int_dims.append(dim)
+        dim += 1
+    y = x
+    if x.ndim and (any(s != 0 for s in starts) or any(lim != s for lim, s in zip(
+            limits, x.shape, strict=True)) or any(st != 1 for st in strides)):
+        y = ops.slice(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                      strides=tuple(strides))
+    flip_dims = tuple(d for d, f in enumerate(flips) if f)
+    if flip_dims:
+        y = ops.rev(y, dimensions=flip_dims)
+    # 2) advanced indexing on the kept dims
+    if adv:
+        adv_dims = [d for d, _ in adv]
+        tensors = []
+        for d, idx in adv:
+            if isinstance(idx, np.ndarray):
+                size = x.shape[d]
+                if idx.size and (idx.max() >= size or idx.min() < -size):
+                    bad = idx[(idx >= size) | (idx < -size)].flat[0]
+                    raise IndexOutOfRange(f"index {bad} is out of bounds for axis {d} with "
+                                          f"size {size}", op="getitem")
+                idx = host_index(idx)
+            tensors.append(idx)
+        # drop the int-indexed dims first so axis numbers line up with the plan
+        kept = [d for d in range(x.ndim) if d not in int_dims]
+        if int_dims:
+            y = ops.reshape(y, new_sizes=tuple(y.shape[d] for d in kept))
+        pos = [kept.index(d) for d in adv_dims]
+        g = gather_points(y, pos, tensors)
+        nb = g.ndim - (y.ndim - len(pos))
+        plan = [p for p in out_shape_plan]
+        adjacent = _adjacent([i for i, p in enumerate(plan) if p[0] == "adv"], plan)
+        # result: index dims then the remaining kept dims in order
+        rest = [p for p in plan if p[0] != "adv"]
+        if adjacent:
+            first = next(i for i, p in enumerate(plan) if p[0] == "adv")
+            insert_at = sum(1 for p in plan[:first] if p[0] == "dim")
+            g = _move_front(g, nb, insert_at)
+            plan = [p for p in plan[:first] if p[0] != "adv"] + [("idx",)] + \
+                [p for p in plan[first:] if p[0] != "adv"]
+        else:
+            plan = [("idx",)] + rest
+        return _apply_plan(g, plan, nb)
+    shape = []
+    dims_iter = iter(s for d, s in enumerate(y.shape) if d not in int_dims)
+    for p in out_shape_plan:
+        if p[0] == "new":
+            shape.append(1)
+        elif p[0] == "bool":
+            shape.append(1 if p[1] else 0)
+        else:
+            shape.append(next(dims_iter))
+    shape = tuple(shape)
+    if any(p[0] == "bool" and not p[1] for p in out_shape_plan):
+        return ops.reshape(ops.slice(ops.reshape(y, new_sizes=(y.size,)), start_indices=(0,),
+                                     limit_indices=(0,)), new_sizes=shape) if y.size else \
+            ops.reshape(y, new_sizes=shape)
+    return y if shape == y.shape else ops.reshape(y, new_sizes=shape)
+
+
+def _adjacent(positions, plan) -> bool:
+    """NumPy keeps index dims in place only when advanced indices are contiguous."""
+    if len(positions) <= 1:
+        return True
+    return positions == list(range(positions[0], positions[-1] + 1)) and not any(
+        p[0] in ("new", "bool") for p in plan[positions[0]:positions[-1] + 1])
+
+
+def _apply_plan(g: Tensor, plan, nb: int) -> Tensor:
+    """Insert the ``None`` / scalar-bool axes into the gathered result."""
+    if all(p[0] in ("idx", "dim") for p in plan):
+        return g
+    shape, dims, i = [], list(g.shape), 0
+    for p in plan:
+        if p[0] == "idx":
+            shape.extend(dims[i:i + nb])
+            i += nb
+        elif p[0] == "dim":
+            shape.append(dims[i])
+            i += 1
+        elif p[0] == "new":
+            shape.append(1)
+        else:
+            shape.append(1 if p[1] else 0)
+    if 0 in shape and g.size:
+        return ops.reshape(ops.slice(ops.reshape(g, new_sizes=(g.size,)), start_indices=(0,),
+                                     limit_indices=(0,)), new_sizes=tuple(shape))
+    return ops.reshape(g, new_sizes=tuple(shape))
+
+
+def setitem(x: Tensor, key, value: Tensor, mode: str = "set", nonzero=None) -> Tensor:
+    """A new value equal to ``x`` with ``x[key] = value`` applied (``mode="add"``
+    accumulates, as ``index_put_(accumulate=True)``)."""
+    value = cast(value, x.dtype)
+    fast = _basic_region(x, key)
+    if fast is not None and mode == "set":
+        starts, sizes, shape = fast
+        try:
+            v = broadcast_to(value, shape)
+        except ShapeError:
+            raise ShapeError(f"could not broadcast input array from shape {value.shape} into "
+                             f"shape {shape}", op="setitem") from None
+        v = ops.reshape(v, new_sizes=sizes)
+        start_tensors = [constant(np.int64(s)) for s in starts]
+        return ops.dynamic_update_slice(x, v, *start_tensors)
+    positions = ops.iota(dtype=np.int64, shape=(x.size,), dimension=0)
+    positions = ops.reshape(positions, new_sizes=x.shape)
+    picked = getitem(positions, key, nonzero)
+    try:
+        v = broadcast_to(value, picked.shape)
+    except ShapeError:
+        raise ShapeError(f"shape mismatch: value array of shape {value.shape} could not be "
+                         f"broadcast to indexing result of shape {picked.shape}",
+                         op="setitem") from None
+    flat_idx = ops.reshape(picked, new_sizes=(picked.size, 1))
+    flat_v = ops.reshape(v, new_sizes=(v.size,))
+    flat_x = ops.reshape(x, new_sizes=(x.size,))
+    scatter = ops.scatter_add if mode == "add" else ops.scatter
+    out = scatter(flat_x, flat_idx, flat_v, update_window_dims=(), inserted_window_dims=(0,),
+                  scatter_dims_to_operand_dims=(0,), mode="fill_or_drop")
+    return ops.reshape(out, new_sizes=x.shape)
+
+
+def _basic_region(x: Tensor, key):
+    """For keys of ints, step-1 slices, ``...``: (starts, block sizes, result shape)."""
+    items = key if isinstance(key, tuple) else (key,)
+    if any(not (k is Ellipsis or isinstance(k, slice) or _is_int(k)) for k in items):
+        return None
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        return None
+    n_real = sum(1 for k in items if k is not Ellipsis)
+    if n_real > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
+                         f"{n_real} were indexed")
+    expanded = []
+    for k in items:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (x.ndim - n_real))
+        else:
+            expanded.append(k)
+    expanded.extend([slice(None)] * (x.ndim - len(expanded)))
+    starts, sizes, shape = [], [], []
+    for d, k in enumerate(expanded):
+        size = x.shape[d]
+        if isinstance(k, slice):
+            lo, hi, st = k.indices(size)
+            if st != 1:
+                return None
+            starts.append(lo)
+            sizes.append(max(hi - lo, 0))
+            shape.append(max(hi - lo, 0))
+        else:
+            i = int(k)
+            if not -size <= i < size:
+                raise IndexOutOfRange(f"index {i} is out of bounds for axis {d} with size "
+                                      f"{size}", op="setitem")
+            starts.append(i % size)
+            sizes.append(1)
+    return starts, tuple(sizes), tuple(shape)

@@ -1,0 +1,212 @@
+"""Shape manipulation with NumPy-style arguments: stack, split, squeeze, flip, roll, ..."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..errors import AxisError, ShapeError
+from ..tensor import Tensor
+from .broadcasting import broadcast_to
+from .reductions import normalize_axes
+
+
+def reshape(x: Tensor, shape) -> Tensor:
+    """Reshape with at most one ``-1``."""
+    shape = tuple(int(s) for s in (shape if isinstance(shape, tuple | list) else (shape,)))
+    if shape.count(-1) > 1:
+        raise ShapeError("can only specify one unknown dimension", op="reshape")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if known == 0 or x.size % known:
+            raise ShapeError(f"cannot reshape array of size {x.size} into shape {shape}",
+                             op="reshape")
+        shape = tuple(x.size // known if s == -1 else s for s in shape)
+    if shape == x.shape:
+        return x
+    return ops.reshape(x, new_sizes=shape)
+
+
+def expand_dims(x: Tensor, axis) -> Tensor:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = x.ndim + len(axes)
+    axes = normalize_axes(axes, ndim)
+    dims = iter(x.shape)
+    return ops.reshape(x, new_sizes=tuple(1 if i in axes else next(dims) for i in range(ndim)))
+
+
+def squeeze(x: Tensor, axis=None) -> Tensor:
+    if axis is None:
+        axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
+    else:
+        axes = normalize_axes(axis, x.ndim)
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ShapeError("cannot select an axis to squeeze out which has size not "
+                                 "equal to one", op="squeeze")
+    return ops.reshape(x, new_sizes=tuple(s for i, s in enumerate(x.shape) if i not in axes))
+
+
+def transpose(x: Tensor, axes=None) -> Tensor:
+    if axes is None:
+        axes = tuple(reversed(range(x.ndim)))
+    axes = tuple(int(a) % x.ndim if x.ndim else 0 for a in axes)
+    if sorted(axes) != list(range(x.ndim)):
+        raise AxisError(f"axes {axes} don't match array of dimension {x.ndim}", op="transpose")
+    return x if axes == tuple(range(x.ndim)) else ops.transpose(x, permutation=axes)
+
+
+def moveaxis(x: Tensor, source, destination) -> Tensor:
+    src = normalize_axes(source, x.ndim) if isinstance(source, int) else tuple(
+        normalize_axes(s, x.ndim)[0] for s in source)
+    dst = normalize_axes(destination, x.ndim) if isinstance(destination, int) else tuple(
+        normalize_axes(d, x.ndim)[0] for d in destination)
+    if len(src) != len(dst):
+        raise ValueError("source and destination must have the same number of elements")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return transpose(x, order)
+
+
+def concatenate(xs, axis: int = 0) -> Tensor:
+    xs = list(xs)
+    if not xs:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        xs = [reshape(x, (-1,)) for x in xs]
+        axis = 0
+    if any(x.ndim == 0 for x in xs):
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    (a,) = normalize_axes(axis, xs[0].ndim)
+    if len(xs) == 1:
+        return xs[0]
+    return ops.concatenate(*xs, dimension=a)
+
+
+def stack(xs, axis: int = 0) -> Tensor:
+    xs = list(xs)
+    if not xs:
+        raise ValueError("need at least one array to stack")
+    shape = xs[0].shape
+    if any(x.shape != shape for x in xs):
+        raise ShapeError("all input arrays must have the same shape", op="stack")
+    (a,) = normalize_axes(axis, len(shape) + 1)
+    return concatenate([expand_dims(x, a) for x in xs], a)
+
+
+def split_sizes(x: Tensor, sizes, axis: int = 0) -> list[Tensor]:
+    (a,) = normalize_axes(axis, x.ndim)
+    out, start = [], 0
+    for size in sizes:
+        lo = [0] * x.ndim
+        hi = list(x.shape)
+        lo[a], hi[a] = start, start + size
+        out.append(ops.slice(x, start_indices=tuple(lo), limit_indices=tuple(hi)))
+        start += size
+    return out
+
+
+def split(x: Tensor, indices_or_sections, axis: int = 0, strict: bool = True) -> list[Tensor]:
+    """NumPy ``split``/``array_split`` (``strict=False``)."""
+    (a,) = normalize_axes(axis, x.ndim)
+    n = x.shape[a]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if strict and n % k:
+            raise ValueError("array split does not result in an equal division")
+        base, extra = divmod(n, k)
+        sizes = [base + 1] * extra + [base] * (k - extra)
+    else:
+        bounds = [0] + [min(max(int(i) if i >= 0 else int(i) + n, 0), n)
+                        for i in indices_or_sections] + [n]
+        sizes = [max(hi - lo, 0) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+        starts = bounds[:-1]
+        out = []
+        for lo, size in zip(starts, sizes, strict=True):
+            lo_i = [0] * x.ndim
+            hi_i = list(x.shape)
+            lo_i[a], hi_i[a] = min(lo, n), min(lo, n) + size
+            out.append(ops.slice(x, start_indices=tuple(lo_i), limit_indices=tuple(hi_i)))
+        return out
+    return split_sizes(x, sizes, a)
+
+
+def flip(x: Tensor, axis=None) -> Tensor:
+    axes = normalize_axes(axis, x.ndim)
+    return ops.rev(x, dimensions=axes) if axes else x
+
+
+def roll(x: Tensor, shift, axis=None) -> Tensor:
+    if axis is None:
+        return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
+    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    for s, ax in zip(shifts, axes, strict=True):
+        (a,) = normalize_axes(ax, x.ndim)
+        n = x.shape[a]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            tail, head = split_sizes(x, [n - s, s], a)
+            x = ops.concatenate(head, tail, dimension=a)
+    return x
+
+
+def tile(x: Tensor, reps) -> Tensor:
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    ndim = max(len(reps), x.ndim)
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    x = reshape(x, shape)
+    expanded = []
+    for r, s in zip(reps, shape, strict=True):
+        expanded += [r, s]
+    dims = tuple(range(1, 2 * ndim, 2))
+    big = ops.broadcast_in_dim(x, shape=tuple(expanded), broadcast_dimensions=dims)
+    return reshape(big, tuple(r * s for r, s in zip(reps, shape, strict=True)))
+
+
+def repeat(x: Tensor, repeats: int, axis=None) -> Tensor:
+    """Static integer ``repeats`` (array repeats go through ``lazycore.numeric`` + sync)."""
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    (a,) = normalize_axes(axis, x.ndim)
+    shape = x.shape[:a + 1] + (repeats,) + x.shape[a + 1:]
+    dims = tuple(i for i in range(x.ndim + 1) if i != a + 1)
+    big = ops.broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims)
+    out = list(x.shape)
+    out[a] *= repeats
+    return reshape(big, tuple(out))
+
+
+def broadcast_arrays(*xs: Tensor) -> list[Tensor]:
+    from .broadcasting import broadcast_shapes
+
+    shape = broadcast_shapes(*[x.shape for x in xs])
+    return [broadcast_to(x, shape) for x in xs]
+
+
+def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    from .indexing import gather_points
+
+    a1, a2 = normalize_axes(axis1, x.ndim)[0], normalize_axes(axis2, x.ndim)[0]
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    x = moveaxis(x, (a1, a2), (-2, -1))
+    rows, cols = x.shape[-2], x.shape[-1]
+    n = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    i = np.arange(n) + (0 if offset >= 0 else -offset)
+    j = np.arange(n) + (offset if offset >= 0 else 0)
+    from .indexing import host_index
+
+    out = gather_points(x, [x.ndim - 2, x.ndim - 1], [host_index(i), host_index(j)])
+    return moveaxis(out, 0, -1)

@@ -1,0 +1,158 @@
+"""Reductions with ``axis``/``keepdims``/``dtype`` and the statistics built on them."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+
+import numpy as np
+
+from .. import ops
+from ..dtypes import canonical, is_bool, is_inexact, is_integer, is_unsigned
+from ..errors import AxisError
+from ..tensor import Tensor
+from ..trace import scalar
+from .broadcasting import broadcast_to, cast, full
+
+_INITIAL = {"reduce_sum": 0, "reduce_prod": 1, "reduce_and": True, "reduce_or": False}
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """None -> all axes; ints may be negative; duplicates raise ``AxisError``."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if not isinstance(axis, Iterable) else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise AxisError(f"axis {a} is out of bounds for array of dimension {ndim}")
+        a = a % ndim if ndim else 0
+        if a in out:
+            raise AxisError(f"repeated axis {a}")
+        out.append(a)
+    return tuple(sorted(out)) if ndim else ()
+
+
+def keep_dims(x: Tensor, reduced_shape_source: tuple[int, ...], axes) -> Tensor:
+    shape = tuple(1 if i in axes else s for i, s in enumerate(reduced_shape_source))
+    return ops.reshape(x, new_sizes=shape)
+
+
+def reduce(op_name: str, x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
+    """A primitive reduction with NumPy-style arguments.
+
+    ``dtype`` casts before reducing; without it, sums/products of bool and small
+    integers accumulate in the platform integer (int64), as NumPy and PyTorch do."""
+    axes = normalize_axes(axis, x.ndim)
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif op_name in ("reduce_sum", "reduce_prod") and (is_bool(x.dtype) or (
+            is_integer(x.dtype) and x.dtype.itemsize < 8)):
+        x = cast(x, np.uint64 if is_unsigned(x.dtype) else np.int64)
+    if op_name in ("reduce_max", "reduce_min") and builtins.any(x.shape[a] == 0 for a in axes):
+        raise ValueError("zero-size array to reduction operation which has no identity")
+    out = ops.get(op_name)(x, axes=axes)
+    return keep_dims(out, x.shape, axes) if keepdims else out
+
+
+def sum(x, axis=None, keepdims=False, dtype=None):  # noqa: A001
+    return reduce("reduce_sum", x, axis, keepdims, dtype)
+
+
+def prod(x, axis=None, keepdims=False, dtype=None):
+    return reduce("reduce_prod", x, axis, keepdims, dtype)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001
+    return reduce("reduce_max", x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001
+    return reduce("reduce_min", x, axis, keepdims)
+
+
+def any(x, axis=None, keepdims=False):  # noqa: A001
+    return reduce("reduce_or", cast(x, np.bool_), axis, keepdims)
+
+
+def all(x, axis=None, keepdims=False):  # noqa: A001
+    return reduce("reduce_and", cast(x, np.bool_), axis, keepdims)
+
+
+def count(x: Tensor, axes) -> int:
+    return int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+
+
+def mean(x, axis=None, keepdims=False, dtype=None, float_dtype=np.float64):
+    """Integers average in ``float_dtype`` (NumPy: float64)."""
+    if dtype is None:
+        dtype = x.dtype if is_inexact(x.dtype) else canonical(float_dtype)
+    axes = normalize_axes(axis, x.ndim)
+    total = reduce("reduce_sum", cast(x, dtype), axes, keepdims)
+    return ops.div(total, full(total.shape, count(x, axes), total.dtype))
+
+
+def var(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.float64):
+    axes = normalize_axes(axis, x.ndim)
+    m = mean(x, axes, keepdims=True, dtype=dtype, float_dtype=float_dtype)
+    centered = ops.sub(cast(x, m.dtype), broadcast_to(m, x.shape))
+    if np.issubdtype(centered.dtype, np.complexfloating):
+        sq = ops.real(ops.mul(centered, ops.conj(centered)))
+    else:
+        sq = ops.mul(centered, centered)
+    total = reduce("reduce_sum", sq, axes, keepdims)
+    n = count(x, axes) - correction
+    # n <= 0 divides by zero, giving inf/nan as NumPy and PyTorch do
+    return ops.div(total, full(total.shape, n if n > 0 else 0, total.dtype))
+
+
+def std(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.float64):
+    return ops.sqrt(var(x, axis, keepdims, correction, dtype, float_dtype))
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    axes = normalize_axes(axis, x.ndim)
+    m = reduce("reduce_max", x, axes, keepdims=True)
+    finite = ops.is_finite(m)
+    m = ops.select(finite, m, full(m.shape, 0, m.dtype))
+    shifted = ops.exp(ops.sub(x, broadcast_to(m, x.shape)))
+    out = ops.add(ops.log(reduce("reduce_sum", shifted, axes, keepdims=True)), m)
+    return out if keepdims else ops.reshape(out, new_sizes=tuple(
+        s for i, s in enumerate(x.shape) if i not in axes))
+
+
+def argmax(x, axis=None, keepdims=False, index_dtype=np.int64):
+    return _arg("argmax", x, axis, keepdims, index_dtype)
+
+
+def argmin(x, axis=None, keepdims=False, index_dtype=np.int64):
+    return _arg("argmin", x, axis, keepdims, index_dtype)
+
+
+def _arg(name, x, axis, keepdims, index_dtype):
+    if axis is None:
+        flat = ops.reshape(x, new_sizes=(x.size,))
+        out = ops.get(name)(flat, axis=0, index_dtype=index_dtype)
+        return ops.reshape(out, new_sizes=(1,) * x.ndim) if keepdims else out
+    (a,) = normalize_axes(axis, x.ndim)
+    if x.ndim == 0:
+        return scalar(0, index_dtype)
+    out = ops.get(name)(x, axis=a, index_dtype=index_dtype)
+    return keep_dims(out, x.shape, (a,)) if keepdims else out
+
+
+def cumulative(op_name: str, x: Tensor, axis=None, reverse=False, dtype=None) -> Tensor:
+    """``cumsum``-style op; ``axis=None`` flattens first (NumPy)."""
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif op_name in ("cumsum", "cumprod") and (is_bool(x.dtype) or (
+            is_integer(x.dtype) and x.dtype.itemsize < 8)):
+        x = cast(x, np.uint64 if is_unsigned(x.dtype) else np.int64)
+    if axis is None:
+        x = ops.reshape(x, new_sizes=(x.size,))
+        axis = 0
+    if x.ndim == 0:
+        return x
+    (a,) = normalize_axes(axis, x.ndim)
+    return ops.get(op_name)(x, axis=a, reverse=reverse)

@@ -1,0 +1,48 @@
+"""Runtime settings, read once from the environment and changeable from Python."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _env_flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+@dataclass
+class Settings:
+    """``bake_scalars``: put every Python scalar into the graph as a constant (recompiles
+    when it changes) instead of passing those other than 0 and +-1 as parameters.
+    ``cache_size``: compiled programs kept in memory (LRU).
+    ``persistent_cache_dir``: when set, compiled programs are also stored on disk
+    (JAX's compilation cache) and reused by later processes.
+    ``donate``: let programs reuse the buffers of values they overwrite.
+    ``debug``: log each sync (cause, call site, graph hash, hit or compile) to stderr.
+    """
+
+    bake_scalars: bool = field(default_factory=lambda: _env_flag("LAZYCORE_BAKE_SCALARS"))
+    cache_size: int = field(default_factory=lambda: int(os.environ.get("LAZYCORE_CACHE_SIZE", "1024")))
+    persistent_cache_dir: str | None = field(
+        default_factory=lambda: os.environ.get("LAZYCORE_PERSISTENT_CACHE") or None)
+    donate: bool = field(default_factory=lambda: _env_flag("LAZYCORE_DONATE", True))
+    debug: bool = field(default_factory=lambda: _env_flag("LAZYCORE_DEBUG"))
+
+
+settings = Settings()
+
+
+def configure(**changes) -> Settings:
+    """Change settings, e.g. ``configure(persistent_cache_dir="~/.cache/lazycore")``."""
+    for key, value in changes.items():
+        if not hasattr(settings, key):
+            raise TypeError(f"unknown setting {key!r}")
+        setattr(settings, key, value)
+    if "persistent_cache_dir" in changes:
+        from . import cache
+
+        cache.enable_persistent_cache(settings.persistent_cache_dir)
+    return settings

@@ -1,0 +1,119 @@
+"""The IR: nodes with an abstract value and a structural hash built at creation.
+
+A ``Node`` is immutable. Leaves are device data (``"data"``, a ``jax.Array``),
+Python scalars passed as program parameters (``"param"``) and baked constants
+(``"const"``). Interior nodes name a registered op, their operands and static
+attributes. The structural hash covers the op, the attributes and the operands'
+hashes (leaves hash by aval, constants by value) -- never object ids -- so the same
+program traced twice hashes the same. Which leaves are shared is not part of a
+node's hash; ``runtime.linearize`` adds that when it builds a cache key.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+LEAF_OPS = frozenset({"data", "param", "const"})
+
+
+class Aval(NamedTuple):
+    """Abstract value: what a shape rule computes."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __str__(self) -> str:
+        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+
+
+class Node:
+    """One traced operation (or leaf). ``aval`` is a tuple of Avals for multi-output ops."""
+
+    __slots__ = ("op", "operands", "attrs", "aval", "hash", "value", "__weakref__")
+
+    def __init__(self, op: str, operands: tuple, attrs: tuple, aval, value=None):
+        self.op = op
+        self.operands = operands
+        self.attrs = attrs
+        self.aval = aval
+        self.value = value
+        if op == "const":
+            key = (op, aval, attrs, _value_key(value))
+        elif op in LEAF_OPS:
+            key = (op, aval)
+        else:
+            key = (op, attrs, tuple([o.hash for o in operands]))
+        self.hash = hash(key)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.op in LEAF_OPS
+
+    def attr_dict(self) -> dict:
+        return dict(self.attrs)
+
+    def __repr__(self) -> str:
+        return f"Node({self.op}, {self.aval})"
+
+
+def _value_key(value) -> tuple:
+    arr = np.asarray(value)
+    return (arr.dtype.str, arr.shape, arr.tobytes())
+
+
+def freeze(value):
+    """Make an attribute value hashable (lists -> tuples, dtype-likes kept)."""
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, freeze(v)) for k, v in value.items()))
+    if isinstance(value, np.ndarray):
+        return tuple(freeze(v) for v in value.tolist())
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def freeze_attrs(attrs: dict) -> tuple:
+    return tuple(sorted((k, freeze(v)) for k, v in attrs.items()))
+
+
+def format_graph(roots: list[Node]) -> str:
+    """A readable listing of the graph under ``roots`` (used by debug dumps)."""
+    order: list[Node] = []
+    seen: dict[int, int] = {}
+    stack = [(r, False) for r in reversed(roots)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in seen:
+            continue
+        if expanded or node.is_leaf:
+            seen[id(node)] = len(order)
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((o, False) for o in reversed(node.operands) if id(o) not in seen)
+    lines = []
+    for i, node in enumerate(order):
+        args = ", ".join(f"%{seen[id(o)]}" for o in node.operands)
+        attrs = ", ".join(f"{k}={v}" for k, v in node.attrs)
+        aval = node.aval if isinstance(node.aval, Aval) else "(" + ", ".join(map(str, node.aval)) + ")"
+        body = node.op
+        if node.op in ("param", "const"):
+            body += f" {np.asarray(node.value).tolist()}"
+        lines.append(f"%{i} = {body}({args}{', ' if args and attrs else ''}{attrs}) : {aval}")
+    outs = ", ".join(f"%{seen[id(r)]}" for r in roots)
+    lines.append(f"return {outs}")
+    return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""Counters and timers, and a report a person can read.
+
+Counter names are part of the public contract: ``traced_ops``, ``syncs``,
+``cache_hits``, ``cache_misses``, ``compiles``, ``executions``, ``host_transfers``,
+``fallbacks``, per-op ``fallback::<name>`` and per-cause ``sync::<cause>``.
+Timers (seconds): ``trace``, ``lower``, ``compile``, ``execute``, ``transfer``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from contextlib import contextmanager
+
+_BASE_COUNTERS = ("traced_ops", "syncs", "cache_hits", "cache_misses", "compiles",
+                  "executions", "host_transfers", "fallbacks")
+
+_counters: Counter = Counter()
+_timers: dict[str, list[float]] = {}
+_recompiles: deque = deque(maxlen=50)
+
+
+def inc(name: str, amount: int = 1) -> None:
+    _counters[name] += amount
+
+
+def add_time(name: str, seconds: float) -> None:
+    entry = _timers.get(name)
+    if entry is None:
+        _timers[name] = [1, seconds, seconds]
+    else:
+        entry[0] += 1
+        entry[1] += seconds
+        entry[2] = max(entry[2], seconds)
+
+
+@contextmanager
+def timed(name: str):
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        add_time(name, time.perf_counter() - start)
+
+
+def note_recompile(site: str, reason: str) -> None:
+    _recompiles.append((site, reason))
+
+
+def counters() -> dict[str, int]:
+    """All counters, the base ones always present (zero when untouched)."""
+    out = {name: 0 for name in _BASE_COUNTERS}
+    out.update(_counters)
+    return out
+
+
+def timers() -> dict[str, dict[str, float]]:
+    """``{name: {"count", "total_s", "max_s"}}``."""
+    return {k: {"count": v[0], "total_s": v[1], "max_s": v[2]} for k, v in _timers.items()}
+
+
+def recompile_reasons() -> list[tuple[str, str]]:
+    """``(call site, what changed)`` for each compile of a site that compiled before."""
+    return list(_recompiles)
+
+
+def reset() -> None:
+    _counters.clear()
+    _timers.clear()
+    _recompiles.clear()
+
+
+def report() -> str:
+    lines = ["lazycore metrics", "  counters:"]
+    for name, value in sorted(counters().items()):
+        lines.append(f"    {name:<28} {value}")
+    if _timers:
+        lines.append("  timers:              count     total        max")
+        for name, t in sorted(timers().items()):
+            lines.append(f"    {name:<16} {t['count']:>8} {t['total_s'] * 1e3:>9.3f}ms"
+                         f" {t['max_s'] * 1e3:>9.3f}ms")
+    if _recompiles:
+        lines.append("  recompiles (site: what changed):")
+        for site, reason in _recompiles:
+            lines.append(f"    {site}: {reason}")
+    return "\n".join(lines)
+
+
+def short_report() -> str:
+    c = counters()
+    return (f"traced_ops={c['traced_ops']} syncs={c['syncs']} compiles={c['compiles']} "
+            f"cache_hits={c['cache_hits']} executions={c['executions']} "
+            f"fallbacks={c['fallbacks']}")

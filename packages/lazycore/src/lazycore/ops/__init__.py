@@ -1,0 +1,19 @@
+"""The primitive set. Importing this package registers every op family.
+
+Each family module declares its ops with ``defop`` (name, shape rule, lowering side
+by side). ``OPS`` maps op names to definitions; ``lazycore.ops.add(x, y)`` traces.
+"""
+
+from . import dynamic, elementwise, indexing, linalg, random, reduction, shape, sorting, spectral
+from .registry import OPS, OpDef, defop, get
+
+
+def __getattr__(name: str) -> OpDef:
+    op = OPS.get(name) or OPS.get(f"linalg_{name}")
+    if op is None:
+        raise AttributeError(f"lazycore.ops has no op {name!r}")
+    return op
+
+
+__all__ = ["OPS", "OpDef", "defop", "get", "dynamic", "elementwise", "indexing", "linalg",
+           "random", "reduction", "shape", "sorting", "spectral"]

@@ -1,0 +1,47 @@
+"""The op registry: each primitive declared once with its shape rule and lowering.
+
+``defop`` registers an ``OpDef``; calling an ``OpDef`` traces it (see
+``lazycore.trace.apply``). A duplicate name raises, so an op lives in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+OPS: dict[str, OpDef] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class OpDef:
+    """A primitive. ``rule(*avals, **attrs)`` -> Aval (or tuple); ``lower(*jax_values, **attrs)``."""
+
+    name: str
+    family: str
+    rule: Callable
+    lower: Callable
+    multi_output: bool = False
+
+    def __call__(self, *operands, **attrs):
+        from ..trace import apply
+
+        return apply(self, operands, attrs)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def defop(name: str, family: str, rule: Callable, lower: Callable, *,
+          multi_output: bool = False) -> OpDef:
+    if name in OPS:
+        raise ValueError(f"op {name!r} is already registered (family {OPS[name].family})")
+    op = OpDef(name, family, rule, lower, multi_output)
+    OPS[name] = op
+    return op
+
+
+def get(name: str) -> OpDef:
+    try:
+        return OPS[name]
+    except KeyError:
+        raise KeyError(f"no core op named {name!r}") from None

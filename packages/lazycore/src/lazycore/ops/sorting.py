@@ -1,0 +1,44 @@
+"""Sorting and selection: multi-operand sort (carries payloads, e.g. argsort) and top-k."""
+
+from __future__ import annotations
+
+from jax import lax
+
+from .registry import defop
+from .rules import jax_rule
+
+FAMILY = "sorting"
+
+
+def _sort(*xs, dimension, is_stable=True, num_keys=1, descending=False):
+    if descending:  # stable descending = ascending sort of the reversed order keys
+        keys = [_flip_key(x) for x in xs[:num_keys]]
+        out = lax.sort(tuple(keys) + tuple(xs[num_keys:]), dimension=dimension,
+                       is_stable=is_stable, num_keys=num_keys)
+        return tuple(_unflip_key(o, x) for o, x in zip(out[:num_keys], xs, strict=False)) \
+            + tuple(out[num_keys:])
+    return tuple(lax.sort(xs, dimension=dimension, is_stable=is_stable, num_keys=num_keys))
+
+
+def _flip_key(x):
+    if x.dtype == bool:
+        return ~x
+    if x.dtype.kind == "u":
+        return ~x
+    if x.dtype.kind == "i":
+        return ~x  # ~x = -x-1 keeps order reversal exact without overflow
+    return -x
+
+
+def _unflip_key(sorted_key, original):
+    return _flip_key(sorted_key)
+
+
+sort = defop("sort", FAMILY, jax_rule(_sort), _sort, multi_output=True)
+
+
+def _top_k(x, *, k):
+    return tuple(lax.top_k(x, k))
+
+
+top_k = defop("top_k", FAMILY, jax_rule(_top_k), _top_k, multi_output=True)

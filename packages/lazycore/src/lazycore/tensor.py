@@ -1,0 +1,71 @@
+"""``Tensor``: the handle a frontend holds. It points at a node and can be re-pointed.
+
+Frontend tensors own one core ``Tensor``. In-place updates re-point it
+(``t.assign(new)``); a sync re-points every live pending handle at the device data
+that was computed for it. The runtime tracks handles through weak references, so
+values nobody holds any more are never computed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import runtime
+from .ir import LEAF_OPS, Aval, Node
+
+
+class Tensor:
+    __slots__ = ("node", "__weakref__")
+
+    def __init__(self, node: Node):
+        self.node = node
+        runtime.register(self)
+
+    # -- abstract value, answered without a sync ---------------------------------
+    @property
+    def aval(self) -> Aval:
+        return self.node.aval
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.node.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.node.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.node.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.node.aval.size
+
+    @property
+    def is_pending(self) -> bool:
+        """True while the value is an unexecuted computation."""
+        return self.node.op not in LEAF_OPS
+
+    # -- mutation -----------------------------------------------------------------
+    def assign(self, other: Tensor) -> Tensor:
+        """Re-point this handle at ``other``'s value (functional in-place update)."""
+        if other.node.aval != self.node.aval:
+            from .errors import ShapeError
+
+            raise ShapeError(f"cannot assign {other.node.aval} to {self.node.aval}", op="assign")
+        self.node = other.node
+        return self
+
+    # -- observation ----------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """Host copy (syncs this value if pending)."""
+        return runtime.to_numpy(self)
+
+    def device_array(self):
+        """The ``jax.Array`` holding this value (syncs if pending)."""
+        return runtime.materialize(self)
+
+    def __repr__(self) -> str:
+        state = "pending" if self.is_pending else "data"
+        return f"lazycore.Tensor({self.node.aval}, {state})"

@@ -1,0 +1,75 @@
+"""Recording ops: run the shape rule, build the node, return handles.
+
+This is the hot path of every frontend, so it stays small: no graph walks, one
+rule call, one hash.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import metrics
+from .config import settings
+from .dtypes import canonical
+from .errors import LazyError, ShapeError
+from .ir import Aval, Node, freeze_attrs
+from .tensor import Tensor
+
+_BAKED = (0, 1, -1)
+
+
+def apply(op, operands, attrs: dict):
+    """Trace ``op`` on core ``Tensor`` operands; returns a Tensor (or a tuple)."""
+    start = time.perf_counter()
+    try:
+        nodes = tuple([o.node for o in operands])
+    except AttributeError:
+        bad = [type(o).__name__ for o in operands if not isinstance(o, Tensor)]
+        raise TypeError(f"{op.name}: operands must be lazycore.Tensor, got {bad}") from None
+    avals = [n.aval for n in nodes]
+    frozen = freeze_attrs(attrs) if attrs else ()
+    try:
+        aval = op.rule(*avals, **dict(frozen)) if frozen else op.rule(*avals)
+    except LazyError as e:
+        if e.op is None:
+            e.op = op.name
+            e.args = (f"{op.name}: {e.args[0]}",) if e.args else e.args
+        raise
+    except (TypeError, ValueError, IndexError) as e:
+        shapes = ", ".join(str(a) for a in avals)
+        raise ShapeError(f"{e} (operands: {shapes})", op=op.name, shapes=avals) from e
+    node = Node(op.name, nodes, frozen, aval)
+    metrics._counters["traced_ops"] += 1
+    if op.multi_output:
+        out = tuple(Tensor(Node("tuple_get", (node,), (("index", i),), a))
+                    for i, a in enumerate(aval))
+    else:
+        out = Tensor(node)
+    metrics.add_time("trace", time.perf_counter() - start)
+    return out
+
+
+def scalar(value, dtype, *, bake: bool | None = None) -> Tensor:
+    """A rank-0 value. 0 and +-1 are baked constants; other scalars are program
+    parameters (so a changing learning rate does not recompile) unless baking is on."""
+    dtype = canonical(dtype)
+    arr = np.asarray(value, dtype=dtype)
+    if bake is None:
+        bake = settings.bake_scalars or _is_baked(value)
+    op = "const" if bake else "param"
+    return Tensor(Node(op, (), (), Aval((), dtype), arr))
+
+
+def constant(value, dtype=None) -> Tensor:
+    """A small host array baked into the program (hash covers its bytes)."""
+    arr = np.asarray(value, dtype=None if dtype is None else canonical(dtype))
+    return Tensor(Node("const", (), (), Aval(arr.shape, canonical(arr.dtype)), arr))
+
+
+def _is_baked(value) -> bool:
+    try:
+        return bool(value in _BAKED) and not isinstance(value, complex | np.complexfloating)
+    except (TypeError, ValueError):
+        return False
