@@ -18,6 +18,7 @@ _BASE_COUNTERS = ("traced_ops", "syncs", "cache_hits", "cache_misses", "compiles
 _counters: Counter = Counter()
 _timers: dict[str, list[float]] = {}
 _recompiles: deque = deque(maxlen=50)
+_trace_time = [0, 0.0]  # (ops, seconds) accumulated on the hot path without a dict lookup
 
 
 def inc(name: str, amount: int = 1) -> None:
@@ -56,7 +57,10 @@ def counters() -> dict[str, int]:
 
 def timers() -> dict[str, dict[str, float]]:
     """``{name: {"count", "total_s", "max_s"}}``."""
-    return {k: {"count": v[0], "total_s": v[1], "max_s": v[2]} for k, v in _timers.items()}
+    out = {k: {"count": v[0], "total_s": v[1], "max_s": v[2]} for k, v in _timers.items()}
+    if _trace_time[0]:
+        out["trace"] = {"count": _trace_time[0], "total_s": _trace_time[1], "max_s": float("nan")}
+    return out
 
 
 def recompile_reasons() -> list[tuple[str, str]]:
@@ -68,15 +72,17 @@ def reset() -> None:
     _counters.clear()
     _timers.clear()
     _recompiles.clear()
+    _trace_time[0], _trace_time[1] = 0, 0.0
 
 
 def report() -> str:
     lines = ["lazycore metrics", "  counters:"]
     for name, value in sorted(counters().items()):
         lines.append(f"    {name:<28} {value}")
-    if _timers:
+    all_timers = timers()
+    if all_timers:
         lines.append("  timers:              count     total        max")
-        for name, t in sorted(timers().items()):
+        for name, t in sorted(all_timers.items()):
             lines.append(f"    {name:<16} {t['count']:>8} {t['total_s'] * 1e3:>9.3f}ms"
                          f" {t['max_s'] * 1e3:>9.3f}ms")
     if _recompiles:

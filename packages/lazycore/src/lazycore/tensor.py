@@ -14,12 +14,15 @@ from . import runtime
 from .ir import LEAF_OPS, Aval, Node
 
 
+_register = runtime._live.add
+
+
 class Tensor:
     __slots__ = ("node", "__weakref__")
 
     def __init__(self, node: Node):
         self.node = node
-        runtime.register(self)
+        _register(self)
 
     # -- abstract value, answered without a sync ---------------------------------
     @property

@@ -12,6 +12,13 @@ from dataclasses import dataclass
 OPS: dict[str, OpDef] = {}
 
 
+def _apply(op, operands, attrs):
+    """Bound to ``lazycore.trace.apply`` once that module loads (avoids an import cycle)."""
+    from ..trace import apply
+
+    return apply(op, operands, attrs)
+
+
 @dataclass(frozen=True, slots=True)
 class OpDef:
     """A primitive. ``rule(*avals, **attrs)`` -> Aval (or tuple); ``lower(*jax_values, **attrs)``."""
@@ -23,9 +30,7 @@ class OpDef:
     multi_output: bool = False
 
     def __call__(self, *operands, **attrs):
-        from ..trace import apply
-
-        return apply(self, operands, attrs)
+        return _apply(self, operands, attrs)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
