@@ -15,15 +15,31 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import (  # noqa: E402
-    autodiff, cache, debug, dtypes, errors, metrics, numeric, ops, random, runtime,
+    autodiff,
+    cache,
+    debug,
+    dtypes,
+    errors,
+    metrics,
+    numeric,
+    ops,
+    random,
+    runtime,
 )
 from .autodiff import grad  # noqa: E402
 from .config import configure, settings  # noqa: E402
 from .errors import AxisError, DTypeError, LazyError, ShapeError  # noqa: E402
 from .ir import Aval, Node  # noqa: E402
 from .runtime import (  # noqa: E402
-    asarray, fallback, mark_step, materialize, register_internal_path, sync, to_numpy,
-    to_numpy_many, wait,
+    asarray,
+    fallback,
+    mark_step,
+    materialize,
+    register_internal_path,
+    sync,
+    to_numpy,
+    to_numpy_many,
+    wait,
 )
 from .tensor import Tensor  # noqa: E402
 from .trace import constant, scalar  # noqa: E402

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from .ir import format_graph
-from .lowering import hlo_text as _hlo, linearize, stablehlo_text as _stablehlo
+from .lowering import hlo_text as _hlo
+from .lowering import linearize
+from .lowering import stablehlo_text as _stablehlo
 
 
 def _roots(tensors):

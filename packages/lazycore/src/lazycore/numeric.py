@@ -7,27 +7,75 @@ knows any frontend.
 from __future__ import annotations
 
 from .composites.broadcasting import (
-    broadcast_shapes, broadcast_to, cast, elementwise, full, promote, where,
+    broadcast_shapes,
+    broadcast_to,
+    cast,
+    elementwise,
+    full,
+    promote,
+    where,
 )
+from .composites.arithmetic import floor_divide, floor_mod
 from .composites.conv import avg_pool, conv, max_pool
 from .composites.creation import arange, eye, linspace, ones, tri_mask, triangle, zeros
-from .composites.dynamic import count_true, nonzero_mask as nonzero, unique
+from .composites.dynamic import count_true, unique
+from .composites.dynamic import nonzero_mask as nonzero
 from .composites.indexing import (
-    gather_points, getitem, host_index, setitem, take, take_along_axis,
+    gather_points,
+    getitem,
+    host_index,
+    setitem,
+    take,
+    take_along_axis,
 )
 from .composites.linalg import einsum, matmul, tensordot
 from .composites.manipulation import (
-    broadcast_arrays, concatenate, diagonal, expand_dims, flip, moveaxis, repeat, reshape,
-    roll, split, split_sizes, squeeze, stack, tile, transpose,
+    broadcast_arrays,
+    concatenate,
+    diagonal,
+    expand_dims,
+    flip,
+    moveaxis,
+    repeat,
+    reshape,
+    roll,
+    split,
+    split_sizes,
+    squeeze,
+    stack,
+    tile,
+    transpose,
 )
 from .composites.nn import (
-    batch_norm, batch_norm_stats, cross_entropy, dropout, gelu, layer_norm, log_softmax,
-    mse_loss, nll_loss, relu, silu, softmax,
+    batch_norm,
+    batch_norm_stats,
+    cross_entropy,
+    dropout,
+    gelu,
+    layer_norm,
+    log_softmax,
+    mse_loss,
+    nll_loss,
+    relu,
+    silu,
+    softmax,
 )
 from .composites.reductions import (
-    all, any, argmax, argmin, cumulative, logsumexp, max, mean, min, normalize_axes, prod,
-    reduce, std, sum, var,
+    all,
+    any,
+    argmax,
+    argmin,
+    cumulative,
+    logsumexp,
+    max,
+    mean,
+    min,
+    normalize_axes,
+    prod,
+    reduce,
+    std,
+    sum,
+    var,
 )
 from .composites.sorting import argsort, sort, sort_with_indices, top_k
 
-__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]

@@ -134,6 +134,7 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str):
     site = _call_site()
     executable = cache.lookup(key)
     if executable is not None:
+        _site_history[site] = program
         metrics.inc("cache_hits")
         _log(cause, site, program, "cache hit")
         return executable

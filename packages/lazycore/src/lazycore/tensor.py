@@ -13,7 +13,6 @@ import numpy as np
 from . import runtime
 from .ir import LEAF_OPS, Aval, Node
 
-
 _register = runtime._live.add
 
 

@@ -167,6 +167,9 @@ def getitem(x: Tensor, key, nonzero=None) -> Tensor:
         from .dynamic import nonzero_mask as nonzero
     items = _expand_key(key, x.ndim, lambda m: _host_nonzero(m) if isinstance(m, np.ndarray)
                         else nonzero(m))
+    if any(isinstance(k, tuple) and k[0] == "adv" for k in items):
+        # next to an index array, an integer is an advanced (0-d array) index too
+        items = [("adv", np.asarray(k, dtype=np.int64)) if _is_int(k) else k for k in items]
     # 1) basic indexing: slices, ints, None; advanced entries keep their axis
     starts, limits, strides, flips = [], [], [], []
     out_shape_plan = []  # per output axis after basic step: ("dim", d) / ("new",)
@@ -334,7 +337,7 @@ def setitem(x: Tensor, key, value: Tensor, mode: str = "set", nonzero=None) -> T
     flat_x = ops.reshape(x, new_sizes=(x.size,))
     scatter = ops.scatter_add if mode == "add" else ops.scatter
     out = scatter(flat_x, flat_idx, flat_v, update_window_dims=(), inserted_window_dims=(0,),
-                  scatter_dims_to_operand_dims=(0,), mode="fill_or_drop")
+                  scatter_dims_to_operand_dims=(0,), mode="fill")
     return ops.reshape(out, new_sizes=x.shape)
 
 

@@ -11,11 +11,11 @@ from .broadcasting import broadcast_shapes, broadcast_to
 def matmul(x: Tensor, y: Tensor) -> Tensor:
     """``x @ y``: 1-D operands are promoted and squeezed, batch dims broadcast."""
     if x.ndim == 0 or y.ndim == 0:
-        raise ShapeError("matmul: input operand does not have enough dimensions", op="matmul")
+        raise ShapeError("input operand does not have enough dimensions", op="matmul")
     x2 = ops.reshape(x, new_sizes=(1, x.shape[0])) if x.ndim == 1 else x
     y2 = ops.reshape(y, new_sizes=(y.shape[0], 1)) if y.ndim == 1 else y
     if x2.shape[-1] != y2.shape[-2]:
-        raise ShapeError(f"matmul: mismatch in contracted dimension: {x.shape} @ {y.shape} "
+        raise ShapeError(f"mismatch in contracted dimension: {x.shape} @ {y.shape} "
                          f"({x2.shape[-1]} != {y2.shape[-2]})", op="matmul",
                          shapes=[x.aval, y.aval])
     batch = broadcast_shapes(x2.shape[:-2], y2.shape[:-2])

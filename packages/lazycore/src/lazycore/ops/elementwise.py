@@ -73,6 +73,8 @@ conj = _unary("conj", "any", lambda x: lax.conj(x) if jnp.iscomplexobj(x) else x
 bitwise_not = _unary("not", "int_or_bool", lax.bitwise_not)
 population_count = _unary("population_count", "integer", lax.population_count)
 clz = _unary("clz", "integer", lax.clz)
+# identity whose derivative is zero: cuts autodiff (tf.stop_gradient, tensor.detach)
+stop_gradient = _unary("stop_gradient", "any", lax.stop_gradient)
 
 # -- binary -----------------------------------------------------------------------------
 

@@ -54,7 +54,7 @@ _SCATTERS = {
 def _make_scatter(fn):
     def lower(x, indices, updates, *, update_window_dims, inserted_window_dims,
               scatter_dims_to_operand_dims, operand_batching_dims=(),
-              scatter_indices_batching_dims=(), mode="fill_or_drop", indices_are_sorted=False,
+              scatter_indices_batching_dims=(), mode="fill", indices_are_sorted=False,
               unique_indices=False):
         dnums = lax.ScatterDimensionNumbers(
             update_window_dims=update_window_dims, inserted_window_dims=inserted_window_dims,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
@@ -98,7 +97,8 @@ _WINDOW_INIT = {
 def _make_window(init_fn, comp):
     def lower(x, *, window_dimensions, window_strides, padding, base_dilation=None,
               window_dilation=None):
-        init = jnp.asarray(init_fn(np.dtype(x.dtype)), dtype=x.dtype)
+        # a concrete identity lets jax pick its differentiable monoid reducer
+        init = init_fn(np.dtype(x.dtype))
         return lax.reduce_window(x, init, comp, window_dimensions, window_strides, padding,
                                  base_dilation, window_dilation)
     return lower

@@ -1,0 +1,248 @@
+"""``LazyArray``: an ndarray look-alike holding one ``lazycore.Tensor``.
+
+Operators come from ``NDArrayOperatorsMixin`` and arrive as ufuncs in
+``__array_ufunc__``; ``np.*`` functions arrive in ``__array_function__``; both are
+table-driven (``_ufuncs``, ``_functions``). Methods delegate to the same ``np.*``
+functions so that one implementation serves ``np.sum(a)`` and ``a.sum()``.
+Observing a value (``__array__``, ``float()``, ``print``) syncs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import lazycore as lc
+
+# bound by the package __init__ once the dispatch modules exist (avoids import cycles)
+_dispatch = {}
+
+
+class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
+    """A lazily computed NumPy array. Create with ``lazy_numpy.asarray`` & co."""
+
+    __slots__ = ("_t", "__weakref__")
+    __array_priority__ = 100.0
+
+    def __init__(self, tensor: lc.Tensor):
+        self._t = tensor
+
+    # -- NumPy protocols ----------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _dispatch["ufunc"](ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _dispatch["function"](func, types, args, kwargs)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("a LazyArray cannot be exposed without a copy")
+        host = lc.to_numpy(self._t)
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def __array_namespace__(self, *, api_version=None):
+        from . import array_api
+
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+            raise ValueError(f"unsupported Array API version {api_version!r}")
+        return array_api
+
+    # -- attributes (no sync) ------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._t.shape
+
+    @shape.setter
+    def shape(self, value):
+        self._t = np.reshape(self, value)._t
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._t.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._t.ndim
+
+    @property
+    def size(self) -> int:
+        return self._t.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._t.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._t.size * self._t.dtype.itemsize
+
+    @property
+    def T(self) -> LazyArray:  # noqa: N802 - NumPy's name
+        return np.transpose(self)
+
+    @property
+    def mT(self) -> LazyArray:  # noqa: N802 - NumPy's name
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return np.swapaxes(self, -1, -2)
+
+    @property
+    def real(self) -> LazyArray:
+        return np.real(self)
+
+    @property
+    def imag(self) -> LazyArray:
+        return np.imag(self)
+
+    @property
+    def flat(self):
+        return np.ravel(self)
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def tensor(self) -> lc.Tensor:
+        """The core handle (for interop with other lazycore frontends)."""
+        return self._t
+
+    # -- observation (syncs) ---------------------------------------------------------
+    def __repr__(self) -> str:
+        return "Lazy" + repr(self.__array__())
+
+    def __str__(self) -> str:
+        return str(self.__array__())
+
+    def __len__(self) -> int:
+        if not self.ndim:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.ndim:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(self.__array__())
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._scalar())
+
+    def _scalar(self):
+        if self.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return self.__array__().reshape(())[()]
+
+    def item(self, *args):
+        return self.__array__().item(*args)
+
+    def tolist(self):
+        return self.__array__().tolist()
+
+    def tobytes(self, order="C") -> bytes:
+        return self.__array__().tobytes(order)
+
+    def numpy(self) -> np.ndarray:
+        """A host ndarray copy (syncs)."""
+        return self.__array__()
+
+    def __copy__(self):
+        return LazyArray(self._t)
+
+    def __deepcopy__(self, memo):
+        return LazyArray(self._t)
+
+    def __reduce__(self):
+        from . import _creation
+
+        return (_creation.asarray, (self.__array__(),))
+
+    # -- indexing -------------------------------------------------------------------------
+    def __getitem__(self, key):
+        return _dispatch["getitem"](self, key)
+
+    def __setitem__(self, key, value):
+        _dispatch["setitem"](self, key, value)
+
+    # -- methods: thin aliases of the np.* functions (one implementation each) -----------
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        return _dispatch["astype"](self, dtype, casting, copy)
+
+    def copy(self, order="C"):
+        return LazyArray(self._t)
+
+    def reshape(self, *shape, order="C", copy=None):
+        if len(shape) == 1 and isinstance(shape[0], tuple | list):
+            shape = shape[0]
+        return np.reshape(self, shape, order=order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list)):
+            axes = axes[0]
+        return np.transpose(self, axes or None)
+
+    def flatten(self, order="C"):
+        return np.ravel(self, order=order)
+
+    def ravel(self, order="C"):
+        return np.ravel(self, order=order)
+
+    def fill(self, value) -> None:
+        self[...] = value
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None) -> None:
+        self._t = np.sort(self, axis=axis, kind=kind, order=order)._t
+
+    def view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
+        if dtype is None or np.dtype(dtype) == self.dtype:
+            return LazyArray(self._t)
+        return _dispatch["view"](self, dtype)
+
+    def to_device(self, device, /, *, stream=None):
+        return self
+
+    def __dlpack__(self, **kwargs):
+        return self.__array__().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def _method(name, np_name=None):
+    fn = getattr(np, np_name or name)
+
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"Same as ``numpy.{np_name or name}(self, ...)``."
+    return method
+
+
+# ndarray methods that are just the np.* function with the array first
+METHOD_ALIASES = {
+    "all": None, "any": None, "argmax": None, "argmin": None, 
+    "argsort": None, "clip": None, "compress": None, "conj": None,
+    "conjugate": None, "cumprod": None, "cumsum": None, "diagonal": None, "dot": None,
+    "max": None, "mean": None, "min": None, "nonzero": None,
+    "prod": None, "repeat": None, "round": None, "searchsorted": None,
+    "squeeze": None, "std": None, "sum": None, "swapaxes": None, "take": None,
+    "trace": None, "var": None,
+}
+for _name, _np_name in METHOD_ALIASES.items():
+    setattr(LazyArray, _name, _method(_name, _np_name))

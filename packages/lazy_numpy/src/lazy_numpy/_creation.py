@@ -1,0 +1,212 @@
+"""Array creation: ``lnp.asarray/array/zeros/ones/empty/full/arange/linspace/eye/...``
+and the ``*_like`` functions (which NumPy dispatches through ``__array_function__``).
+
+Defaults follow NumPy: float64 for ``zeros``/``ones``, int64 for integer ``arange``.
+"""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from ._array import LazyArray
+from ._convert import check_dtype, normalize_dtype, numpy_errors, tensor
+from ._fallback import NotLazy
+from ._registry import implements
+
+num = lc.numeric
+ops = lc.ops
+_FLOAT = np.dtype(np.float64)
+
+
+def _shape(shape):
+    if isinstance(shape, int | np.integer):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("negative dimensions are not allowed")
+    return shape
+
+
+@numpy_errors
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> LazyArray:
+    """Wrap host data (or a LazyArray) as a LazyArray; the one place user data enters."""
+    if isinstance(a, LazyArray):
+        return a if dtype is None else a.astype(dtype)
+    dtype = normalize_dtype(dtype)
+    if isinstance(a, lc.Tensor):
+        return LazyArray(a if dtype is None else num.cast(a, dtype))
+    if isinstance(a, bool | int | float | complex | np.generic) or (
+            isinstance(a, list | tuple) and not _has_lazy(a)):
+        host = np.asarray(a, dtype=dtype)
+        check_dtype(host.dtype)
+        return LazyArray(lc.asarray(host))
+    return LazyArray(tensor(a, dtype))
+
+
+def _has_lazy(v) -> bool:
+    if isinstance(v, LazyArray):
+        return True
+    return isinstance(v, list | tuple) and any(_has_lazy(u) for u in v)
+
+
+def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    out = asarray(obj, dtype)
+    if out.ndim < ndmin:
+        out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def asanyarray(a, dtype=None, order=None, *, like=None):
+    return asarray(a, dtype)
+
+
+@numpy_errors
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) -> LazyArray:
+    if isinstance(fill_value, LazyArray):
+        dt = normalize_dtype(dtype) or fill_value.dtype
+        return LazyArray(num.broadcast_to(num.cast(fill_value._t, dt), _shape(shape)))
+    dt = normalize_dtype(dtype) or np.asarray(fill_value).dtype
+    check_dtype(dt)
+    return LazyArray(num.full(_shape(shape), np.asarray(fill_value).astype(dt)[()], dt))
+
+
+def zeros(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray:
+    return full(shape, 0, dtype if dtype is not None else _FLOAT)
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None) -> LazyArray:
+    return full(shape, 1, dtype if dtype is not None else _FLOAT)
+
+
+def empty(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray:
+    """Zeros: an uninitialized lazy array would still need a defined value."""
+    return zeros(shape, dtype)
+
+
+@numpy_errors
+def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None) -> LazyArray:
+    if step is None:
+        step = 1
+    if step == 0:
+        raise ZeroDivisionError("division by zero")
+    args = [v for v in (start, stop, step) if v is not None]
+    dt = normalize_dtype(dtype) or np.result_type(*args)
+    if stop is None:
+        start, stop = 0, start
+    n = max(0, int(np.ceil((stop - start) / step)))
+    if dt.kind in "biu":
+        idx = ops.iota(dtype=np.int64, shape=(n,), dimension=0)
+        r = ops.add(ops.mul(idx, num.full((n,), int(step), np.int64)),
+                    num.full((n,), int(start), np.int64))
+        return LazyArray(num.cast(r, dt))
+    work = np.result_type(dt, np.float64) if dt.kind == "f" else dt
+    idx = ops.iota(dtype=work, shape=(n,), dimension=0)
+    r = ops.add(ops.mul(idx, num.full((n,), step, work)), num.full((n,), start, work))
+    return LazyArray(num.cast(r, dt))
+
+
+@numpy_errors
+def linspace(start, stop, num_=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None, num=None):
+    count = num_ if num is None else num
+    if count < 0:
+        raise ValueError(f"Number of samples, {count}, must be non-negative.")
+    if np.ndim(start) or np.ndim(stop) or axis != 0:
+        raise NotImplementedError("lazy_numpy.linspace takes scalar start/stop")
+    dt = normalize_dtype(dtype) or np.result_type(start, stop, float(count))
+    out = LazyArray(lc.numeric.linspace(start, stop, count, endpoint, np.float64))
+    if dt.kind in "iu":
+        out = LazyArray(lc.ops.floor(out._t))
+    out = out.astype(dt)
+    if retstep:
+        div = (count - 1) if endpoint else count
+        return out, (stop - start) / div if div > 0 else np.nan
+    return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    y = linspace(start, stop, num, endpoint)
+    out = np.power(base, y)
+    return out if dtype is None else out.astype(dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    if start == 0 or stop == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    out = logspace(np.log10(start), np.log10(stop), num, endpoint)
+    return out if dtype is None else out.astype(dtype)
+
+
+@numpy_errors
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):  # noqa: N803
+    return LazyArray(num.eye(int(N), None if M is None else int(M), int(k),
+                             normalize_dtype(dtype) or _FLOAT))
+
+
+def identity(n, dtype=None, *, like=None):
+    return eye(n, dtype=dtype if dtype is not None else _FLOAT)
+
+
+@numpy_errors
+def tri(N, M=None, k=0, dtype=float, *, like=None):  # noqa: N803
+    mask = num.tri_mask(int(N), int(N if M is None else M), int(k))
+    return LazyArray(num.cast(mask, normalize_dtype(dtype) or _FLOAT))
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    grids = indices(shape, dtype=dtype)
+    return function(*[grids[i] for i in range(len(shape))], **kwargs)
+
+
+@numpy_errors
+def indices(dimensions, dtype=int, sparse=False):
+    dims = _shape(dimensions)
+    dt = normalize_dtype(dtype)
+    grids = [ops.iota(dtype=dt, shape=dims, dimension=i) for i in range(len(dims))]
+    if sparse:
+        return tuple(LazyArray(num.getitem(g, tuple(slice(None) if j == i else slice(0, 1)
+                                                    for j in range(len(dims)))))
+                     for i, g in enumerate(grids))
+    return LazyArray(num.stack(grids, 0)) if grids else LazyArray(
+        num.zeros((0,), dt))
+
+
+# -- *_like: NumPy dispatches these to us ---------------------------------------------------
+
+def _like(prototype, dtype, shape):
+    dt = normalize_dtype(dtype) or np.result_type(prototype.dtype if hasattr(
+        prototype, "dtype") else np.asarray(prototype).dtype)
+    shp = np.shape(prototype) if shape is None else _shape(shape)
+    return dt, shp
+
+
+@implements(np.zeros_like)
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(a, dtype, shape)
+    return LazyArray(num.zeros(shp, dt))
+
+
+@implements(np.ones_like)
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(a, dtype, shape)
+    return LazyArray(num.ones(shp, dt))
+
+
+@implements(np.empty_like)
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(prototype, dtype, shape)
+    return LazyArray(num.zeros(shp, dt))
+
+
+@implements(np.full_like)
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    dt, shp = _like(a, dtype, shape)
+    if isinstance(fill_value, LazyArray):
+        return LazyArray(num.broadcast_to(num.cast(fill_value._t, dt), shp))
+    if dt.kind in "iu" and isinstance(fill_value, float):
+        fill_value = int(fill_value)
+    return LazyArray(num.full(shp, np.asarray(fill_value).astype(dt)[()], dt))
+
+
+_ = NotLazy

@@ -1,0 +1,67 @@
+"""``a[key]`` and ``a[key] = v`` with NumPy semantics, on the core's indexing composites.
+
+Keys may mix ints, slices, ``None``, ``...``, lists, ndarrays and LazyArrays (integer
+or boolean). A lazy boolean mask needs its number of ``True`` values: that is a
+counted data-dependent sync. Assignment is functional: the LazyArray is re-pointed at
+the updated value, so later reads see the write.
+"""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from ._array import LazyArray
+from ._convert import numpy_errors, tensor
+
+
+def core_key(key):
+    """User key -> a key the core understands (LazyArrays become Tensors)."""
+    if isinstance(key, tuple):
+        return tuple(_item(k) for k in key)
+    return _item(key)
+
+
+def _item(k):
+    if isinstance(k, LazyArray):
+        if k.dtype.kind not in "biu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        return k._t
+    if isinstance(k, np.ndarray) and k.dtype.kind not in "biu":
+        if k.size == 0:
+            return k.astype(np.int64)
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    if isinstance(k, float | np.floating | complex):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                         "(`None`) and integer or boolean arrays are valid indices")
+    if isinstance(k, slice):
+        return slice(*(_slice_bound(v) for v in (k.start, k.stop, k.step)))
+    if isinstance(k, list) and any(isinstance(v, LazyArray) for v in k):
+        return tensor(k)
+    return k
+
+
+def _slice_bound(v):
+    if v is None or isinstance(v, int):
+        return v
+    if hasattr(v, "__index__"):
+        return v.__index__()  # a 0-d LazyArray bound syncs, as NumPy needs the int
+    raise TypeError("slice indices must be integers or None or have an __index__ method")
+
+
+@numpy_errors
+def getitem(a: LazyArray, key) -> LazyArray:
+    return LazyArray(lc.numeric.getitem(a._t, core_key(key)))
+
+
+@numpy_errors
+def setitem(a: LazyArray, key, value) -> None:
+    if isinstance(value, bool | int | float | complex):
+        if isinstance(value, complex) and a.dtype.kind != "c":
+            raise TypeError(f"can't convert complex to {a.dtype}")
+        v = lc.scalar(np.asarray(value, dtype=a.dtype)[()], a.dtype)  # OverflowError as NumPy
+    else:
+        v = tensor(value)
+        if v.dtype.kind == "c" and a.dtype.kind != "c":
+            v = lc.ops.real(v)  # NumPy warns (ComplexWarning) and drops the imaginary part
+    a._t = lc.numeric.setitem(a._t, core_key(key), lc.numeric.cast(v, a.dtype))

@@ -1,0 +1,426 @@
+"""Elementwise kernels with NumPy's semantics, one per ufunc.
+
+Each kernel receives core Tensors already cast to the ufunc loop's input dtypes (as
+resolved by NumPy itself) and broadcast to one shape, and returns the loop's
+output(s). Most are one core op; the rest are short compositions that reproduce
+NumPy's corner cases (floor division and remainder signs, division by zero,
+NaN handling in ``fmax``, ``heaviside``, ``logaddexp``, ...).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import lazycore as lc
+
+ops = lc.ops
+_full = lc.numeric.full
+_and, _or, _not = ops.get("and"), ops.get("or"), ops.get("not")
+
+
+def like(t, value):
+    return _full(t.shape, value, t.dtype)
+
+
+def _kind(t) -> str:
+    d = t.dtype
+    if d == lc.dtypes.bfloat16:
+        return "f"
+    return d.kind
+
+
+def _is_int(t) -> bool:
+    return _kind(t) in "iu"
+
+
+def _isnan(x):
+    return ops.ne(x, x)
+
+
+def _trunc(x):
+    return ops.select(ops.lt(x, like(x, 0)), ops.ceil(x), ops.floor(x))
+
+
+def _unary_float(op_name):
+    """Float-only core op; integer/bool loops never reach it (NumPy resolves to float)."""
+    op = ops.get(op_name)
+    return lambda x: op(x)
+
+
+def _identity_for_ints(op_name):
+    op = ops.get(op_name)
+    return lambda x: x if _kind(x) in "iub" else op(x)
+
+
+# -- arithmetic ---------------------------------------------------------------------------
+
+def floor_divide(a, b):
+    if _kind(a) == "b":
+        a, b = lc.numeric.cast(a, np.int8), lc.numeric.cast(b, np.int8)
+    if _is_int(a):
+        zero = like(b, 0)
+        is_zero = ops.eq(b, zero)
+        safe_b = ops.select(is_zero, like(b, 1), b)
+        q = ops.div(a, safe_b)  # truncates toward zero
+        if _kind(a) == "i":
+            r = ops.rem(a, safe_b)
+            adjust = _and(ops.ne(r, like(r, 0)), ops.ne(ops.lt(r, like(r, 0)),
+                                                            ops.lt(safe_b, like(b, 0))))
+            q = ops.select(adjust, ops.sub(q, like(q, 1)), q)
+        return ops.select(is_zero, like(q, 0), q)  # NumPy: x // 0 == 0 (with a warning)
+    if _kind(a) == "c":
+        raise TypeError("ufunc 'floor_divide' not supported for complex inputs")
+    return _float_divmod(a, b)[0]
+
+
+def remainder(a, b):
+    if _is_int(a):
+        zero = like(b, 0)
+        is_zero = ops.eq(b, zero)
+        safe_b = ops.select(is_zero, like(b, 1), b)
+        r = ops.rem(a, safe_b)
+        if _kind(a) == "i":
+            adjust = _and(ops.ne(r, like(r, 0)), ops.ne(ops.lt(r, like(r, 0)),
+                                                            ops.lt(safe_b, like(b, 0))))
+            r = ops.select(adjust, ops.add(r, safe_b), r)
+        return ops.select(is_zero, like(r, 0), r)
+    return _float_divmod(a, b)[1]
+
+
+def _float_divmod(a, b):
+    """NumPy's ``npy_divmod``: floor quotient and a remainder with the divisor's sign."""
+    zero = like(a, 0)
+    mod = ops.rem(a, b)
+    div = ops.div(ops.sub(a, mod), b)
+    fix = _and(ops.ne(mod, zero), ops.ne(ops.lt(b, zero), ops.lt(mod, zero)))
+    mod = ops.select(fix, ops.add(mod, b), mod)
+    div = ops.select(fix, ops.sub(div, like(div, 1)), div)
+    mod = ops.select(ops.eq(mod, zero), copysign(zero, b), mod)
+    floordiv = ops.floor(div)
+    floordiv = ops.select(ops.gt(ops.sub(div, floordiv), like(div, 0.5)),
+                          ops.add(floordiv, like(div, 1)), floordiv)
+    floordiv = ops.select(ops.eq(div, zero), copysign(zero, ops.div(a, b)), floordiv)
+    b_zero = ops.eq(b, zero)
+    floordiv = ops.select(b_zero, ops.div(a, b), floordiv)
+    mod = ops.select(b_zero, ops.rem(a, b), mod)
+    return floordiv, mod
+
+
+def divmod_(a, b):
+    return floor_divide(a, b), remainder(a, b)
+
+
+def fmod(a, b):
+    if _is_int(a):
+        is_zero = ops.eq(b, like(b, 0))
+        r = ops.rem(a, ops.select(is_zero, like(b, 1), b))
+        return ops.select(is_zero, like(r, 0), r)
+    return ops.rem(a, b)
+
+
+def true_divide(a, b):
+    return ops.div(a, b)
+
+
+def power(a, b):
+    return ops.pow(a, b)
+
+
+def square(x):
+    return ops.mul(x, x)
+
+
+def reciprocal(x):
+    if _is_int(x):
+        is_zero = ops.eq(x, like(x, 0))
+        q = ops.div(like(x, 1), ops.select(is_zero, like(x, 1), x))
+        return ops.select(is_zero, like(x, 0), q)
+    return ops.div(like(x, 1), x)
+
+
+def absolute(x):
+    return x if _kind(x) in "bu" else ops.abs(x)
+
+
+def sign(x):
+    if _kind(x) == "b":
+        return x
+    if _kind(x) == "u":
+        return lc.numeric.cast(ops.ne(x, like(x, 0)), x.dtype)
+    if _kind(x) == "c":  # NumPy 2: z / |z|, 0 for 0
+        mag = lc.numeric.cast(ops.abs(x), x.dtype)
+        zero = ops.eq(mag, like(mag, 0))
+        return ops.select(zero, like(x, 0), ops.div(x, ops.select(zero, like(mag, 1), mag)))
+    return ops.sign(x)
+
+
+def positive(x):
+    return x
+
+
+def heaviside(x, h):
+    zero = like(x, 0)
+    out = ops.select(ops.lt(x, zero), zero, ops.select(ops.gt(x, zero), like(x, 1), h))
+    return ops.select(_isnan(x), x, out)
+
+
+def logaddexp(a, b):
+    return _logaddexp(a, b, ops.exp, ops.log1p, math.log(2.0), 1.0)
+
+
+def logaddexp2(a, b):
+    ln2 = math.log(2.0)
+
+    def exp2(t):
+        return ops.exp2(t)
+
+    def log1p2(t):
+        return ops.mul(ops.log1p(t), like(t, 1 / ln2))
+    return _logaddexp(a, b, exp2, log1p2, 1.0, 1.0)
+
+
+def _logaddexp(a, b, exp, log1p, same_term, _unused):
+    diff = ops.sub(a, b)
+    same = ops.eq(a, b)
+    pos = ops.gt(diff, like(diff, 0))
+    big = ops.select(pos, a, b)
+    tail = log1p(exp(ops.neg(ops.abs(diff))))
+    out = ops.add(big, tail)
+    out = ops.select(same, ops.add(a, like(a, same_term)), out)
+    return ops.select(_or(_isnan(a), _isnan(b)), ops.add(a, b), out)
+
+
+def hypot(a, b):
+    a, b = ops.abs(a), ops.abs(b)
+    hi, lo = ops.max(a, b), ops.min(a, b)
+    zero = ops.eq(hi, like(hi, 0))
+    r = ops.div(lo, ops.select(zero, like(hi, 1), hi))
+    out = ops.mul(hi, ops.sqrt(ops.add(like(r, 1), ops.mul(r, r))))
+    out = ops.select(zero, like(out, 0), out)
+    inf = _or(ops.eq(a, like(a, np.inf)), ops.eq(b, like(b, np.inf)))
+    return ops.select(inf, like(out, np.inf), out)
+
+
+def _log_base(base):
+    scale = 1.0 / math.log(base)
+
+    def kernel(x):
+        return ops.mul(ops.log(x), like(x, scale))
+    return kernel
+
+
+def _scale(factor):
+    return lambda x: ops.mul(x, like(x, factor))
+
+
+def copysign(a, b):
+    return ops.select(signbit(b), ops.neg(ops.abs(a)), ops.abs(a))
+
+
+_INT_OF_WIDTH = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def signbit(x):
+    if _kind(x) in "bu":
+        return ops.ne(x, x)  # all False, without a constant
+    if _kind(x) == "i":
+        return ops.lt(x, like(x, 0))
+    bits = ops.bitcast_convert(x, dtype=_INT_OF_WIDTH[x.dtype.itemsize])
+    return ops.lt(bits, like(bits, 0))
+
+
+def spacing(x):
+    towards = ops.select(signbit(x), like(x, -np.inf), like(x, np.inf))
+    return ops.sub(ops.nextafter(x, towards), x)
+
+
+def modf(x):
+    whole = _trunc(x)
+    inf = ops.eq(ops.abs(x), like(x, np.inf))
+    frac = ops.select(inf, copysign(like(x, 0), x), ops.sub(x, whole))
+    return frac, whole
+
+
+def ldexp(x, e):
+    return ops.mul(x, ops.exp2(lc.numeric.cast(e, x.dtype)))
+
+
+def trunc(x):
+    return x if _kind(x) in "iub" else _trunc(x)
+
+
+def rint(x):
+    if _kind(x) in "iub":
+        return x
+    if _kind(x) == "c":
+        return ops.complex(ops.round_half_even(ops.real(x)), ops.round_half_even(ops.imag(x)))
+    return ops.round_half_even(x)
+
+
+def fmax(a, b):
+    return _fminmax(a, b, ops.max)
+
+
+def fmin(a, b):
+    return _fminmax(a, b, ops.min)
+
+
+def _fminmax(a, b, op):
+    if _kind(a) in "iub":
+        return op(a, b)
+    return ops.select(_isnan(b), a, ops.select(_isnan(a), b, op(a, b)))
+
+
+def isnan(x):
+    if _kind(x) in "iub":
+        return ops.ne(x, x)
+    if _kind(x) == "c":
+        return _or(_isnan(ops.real(x)), _isnan(ops.imag(x)))
+    return _isnan(x)
+
+
+def isinf(x):
+    if _kind(x) in "iub":
+        return ops.ne(x, x)
+    if _kind(x) == "c":
+        return _or(isinf(ops.real(x)), isinf(ops.imag(x)))
+    return ops.eq(ops.abs(x), like(x, np.inf))
+
+
+def isfinite(x):
+    if _kind(x) in "iub":
+        return ops.eq(x, x)
+    if _kind(x) == "c":
+        return _and(ops.is_finite(ops.real(x)), ops.is_finite(ops.imag(x)))
+    return ops.is_finite(x)
+
+
+def right_shift(a, b):
+    if _kind(a) == "u":
+        return ops.shift_right_logical(a, b)
+    return ops.shift_right_arithmetic(a, b)
+
+
+def left_shift(a, b):
+    return ops.shift_left(a, b)
+
+
+def invert(x):
+    return _not(x)
+
+
+def logical_and(a, b):
+    return _and(a, b)
+
+
+def logical_or(a, b):
+    return _or(a, b)
+
+
+def logical_xor(a, b):
+    return ops.ne(a, b)
+
+
+def logical_not(x):
+    return _not(x)
+
+
+def bitwise_count(x):
+    if _kind(x) == "i":  # NumPy counts the bits of the absolute value
+        x = absolute(x)
+    return ops.population_count(x)
+
+
+def maximum(a, b):
+    return _nan_propagating(a, b, ops.max)
+
+
+def minimum(a, b):
+    return _nan_propagating(a, b, ops.min)
+
+
+def _nan_propagating(a, b, op):
+    out = op(a, b)
+    if _kind(a) in "fc":
+        out = ops.select(_isnan(a), a, ops.select(_isnan(b), b, out))
+    return out
+
+
+def matmul(a, b):
+    if _kind(a) == "b":
+        out = lc.numeric.matmul(lc.numeric.cast(a, np.int32), lc.numeric.cast(b, np.int32))
+        return ops.ne(out, like(out, 0))
+    return lc.numeric.matmul(a, b)
+
+
+def vecdot(a, b):
+    prod = ops.mul(ops.conj(a) if _kind(a) == "c" else a, b)
+    return lc.numeric.reduce("reduce_sum", prod, -1, dtype=prod.dtype)
+
+
+def matvec(a, v):
+    return lc.numeric.einsum("...ij,...j->...i", a, v)
+
+
+def vecmat(v, a):
+    vv = ops.conj(v) if _kind(v) == "c" else v
+    return lc.numeric.einsum("...j,...ji->...i", vv, a)
+
+
+def _floor_ceil(op_name):
+    op = ops.get(op_name)
+    return lambda x: x if _kind(x) in "iub" else op(x)
+
+
+def _op(name):
+    op = ops.get(name)
+    return lambda *xs: op(*xs)
+
+
+# ufunc name -> kernel. Loop dtypes come from ``ufunc.resolve_dtypes``.
+KERNELS = {
+    "add": _op("add"), "subtract": _op("sub"), "multiply": _op("mul"),
+    "divide": true_divide, "true_divide": true_divide, "floor_divide": floor_divide,
+    "remainder": remainder, "mod": remainder, "fmod": fmod, "divmod": divmod_,
+    "power": power, "pow": power, "float_power": power, "negative": _op("neg"),
+    "positive": positive, "absolute": absolute, "abs": absolute, "fabs": absolute,
+    "sign": sign, "rint": rint, "trunc": trunc,
+    "floor": _floor_ceil("floor"), "ceil": _floor_ceil("ceil"),
+    "conjugate": _op("conj"), "conj": _op("conj"),
+    "exp": _unary_float("exp"), "exp2": _unary_float("exp2"), "expm1": _unary_float("expm1"),
+    "log": _unary_float("log"), "log1p": _unary_float("log1p"),
+    "log2": _log_base(2.0), "log10": _log_base(10.0),
+    "sqrt": _unary_float("sqrt"), "cbrt": _unary_float("cbrt"), "square": square,
+    "reciprocal": reciprocal,
+    "sin": _unary_float("sin"), "cos": _unary_float("cos"), "tan": _unary_float("tan"),
+    "arcsin": _unary_float("asin"), "arccos": _unary_float("acos"),
+    "arctan": _unary_float("atan"), "asin": _unary_float("asin"),
+    "acos": _unary_float("acos"), "atan": _unary_float("atan"),
+    "sinh": _unary_float("sinh"), "cosh": _unary_float("cosh"), "tanh": _unary_float("tanh"),
+    "arcsinh": _unary_float("asinh"), "arccosh": _unary_float("acosh"),
+    "arctanh": _unary_float("atanh"), "asinh": _unary_float("asinh"),
+    "acosh": _unary_float("acosh"), "atanh": _unary_float("atanh"),
+    "arctan2": _op("atan2"), "atan2": _op("atan2"), "hypot": hypot,
+    "deg2rad": _scale(math.pi / 180), "radians": _scale(math.pi / 180),
+    "rad2deg": _scale(180 / math.pi), "degrees": _scale(180 / math.pi),
+    "logaddexp": logaddexp, "logaddexp2": logaddexp2, "heaviside": heaviside,
+    "copysign": copysign, "signbit": signbit, "nextafter": _op("nextafter"),
+    "spacing": spacing, "modf": modf, "ldexp": ldexp,
+    "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "bitwise_and": _op("and"), "bitwise_or": _op("or"), "bitwise_xor": _op("xor"),
+    "invert": invert, "bitwise_not": invert, "bitwise_invert": invert,
+    "left_shift": left_shift, "bitwise_left_shift": left_shift,
+    "right_shift": right_shift, "bitwise_right_shift": right_shift,
+    "bitwise_count": bitwise_count,
+    "equal": _op("eq"), "not_equal": _op("ne"), "less": _op("lt"), "less_equal": _op("le"),
+    "greater": _op("gt"), "greater_equal": _op("ge"),
+    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
+    "logical_not": logical_not,
+    "maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin,
+    "matmul": matmul, "vecdot": vecdot, "matvec": matvec, "vecmat": vecmat,
+}
+
+# generalized ufuncs: operands are not broadcast elementwise
+GUFUNCS = frozenset({"matmul", "vecdot", "matvec", "vecmat"})

@@ -1,0 +1,121 @@
+"""TF values -> core handles, with TensorFlow's conversion rules.
+
+An op infers its dtype from its first tensor argument and converts the other
+arguments to it (TF's eager fast path): Python scalars adopt the tensor's dtype,
+NumPy arrays and lists are converted by TensorFlow itself with that dtype. Tensors of
+different dtypes are never promoted: that raises ``lc.DTypeError``, which the
+dispatcher turns into TensorFlow's own exception (see ``_fallback.oracle``).
+"""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+import tensorflow as tf
+
+from ._dtypes import to_np
+from ._tensor import LazyTensor, handle
+
+_PY_SCALARS = (bool, int, float, complex)
+_TENSORS = (LazyTensor, tf.Tensor, tf.Variable)
+
+
+def is_tensor(v) -> bool:
+    return isinstance(v, _TENSORS)
+
+
+def dtype_of(v):
+    """numpy dtype of a tensor-like, None for Python values."""
+    if isinstance(v, _TENSORS):
+        return to_np(v.dtype)
+    return None
+
+
+def _check_scalar(value, dtype: np.dtype) -> None:
+    if isinstance(value, float | complex) and not lc.dtypes.is_inexact(dtype):
+        raise lc.DTypeError(f"cannot convert {value!r} to a tensor of dtype {dtype}")
+    if isinstance(value, complex) and not lc.dtypes.is_complex(dtype):
+        raise lc.DTypeError(f"cannot convert {value!r} to a tensor of dtype {dtype}")
+    if isinstance(value, int) and not isinstance(value, bool) and lc.dtypes.is_integer(dtype):
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise lc.DTypeError(f"{value} does not fit {dtype}")
+
+
+def to_core(v, dtype=None) -> lc.Tensor:
+    """One argument as a core handle; ``dtype`` is what the op expects (numpy dtype)."""
+    if isinstance(v, LazyTensor):
+        h = v._read() if v.__class__ is not LazyTensor else handle(v)
+        if dtype is not None and h.dtype != dtype:
+            raise lc.DTypeError(f"expected a {dtype} tensor, got {h.dtype}")
+        return h
+    if type(v) in _PY_SCALARS:
+        target = dtype if dtype is not None else lc.dtypes.result_type([type(v)], "strict")
+        _check_scalar(v, target)
+        return lc.scalar(v, target)
+    if isinstance(v, tf.Tensor | tf.Variable):
+        if dtype is not None and to_np(v.dtype) != dtype:
+            raise lc.DTypeError(f"expected a {dtype} tensor, got {v.dtype.name}")
+        return lc.asarray(np.asarray(v.numpy()))
+    tf_dtype = None if dtype is None else tf.as_dtype(dtype)
+    try:
+        t = tf.convert_to_tensor(v, dtype=tf_dtype)
+    except (TypeError, ValueError):
+        if tf_dtype is None:
+            raise
+        t = tf.convert_to_tensor(v)  # TF then reports the dtype mismatch itself
+    return lc.asarray(np.asarray(t.numpy()))
+
+
+def same_dtype(*values, dtype=None) -> list[lc.Tensor]:
+    """Convert several arguments the way one TF op does: the first tensor's dtype wins,
+    everything else must match it (no promotion)."""
+    if dtype is None:
+        for v in values:
+            dtype = dtype_of(v)
+            if dtype is not None:
+                break
+    out = [to_core(v, dtype) for v in values]
+    first = out[0].dtype
+    for t in out[1:]:
+        if t.dtype != first:
+            raise lc.DTypeError(f"cannot combine tensors of dtypes {first} and {t.dtype}")
+    return out
+
+
+def broadcast(*values, dtype=None) -> list[lc.Tensor]:
+    """``same_dtype`` + NumPy broadcasting (TF binary ops broadcast the same way)."""
+    ts = same_dtype(*values, dtype=dtype)
+    shape = lc.numeric.broadcast_shapes(*[t.shape for t in ts])
+    return [lc.numeric.broadcast_to(t, shape) for t in ts]
+
+
+def static(v):
+    """A value needed while tracing (axis, shape, perm, ...) as Python ints/lists.
+    A lazy value here is synced (data-dependent), a TF tensor read on the host."""
+    if v is None or isinstance(v, int | float | str | bool):
+        return v
+    if isinstance(v, LazyTensor):
+        arr = np.asarray(lc.to_numpy_many([handle(v)], cause="data_dependent")[0])
+        return arr.tolist()
+    if isinstance(v, tf.Tensor | tf.Variable | np.ndarray | np.generic):
+        return np.asarray(v).tolist()
+    if isinstance(v, tf.TensorShape):
+        return v.as_list()
+    if isinstance(v, list | tuple):
+        return [static(x) for x in v]
+    return v
+
+
+def static_int(v) -> int:
+    out = static(v)
+    if isinstance(out, list):
+        if len(out) != 1:
+            raise lc.ShapeError(f"expected a scalar, got {out}")
+        out = out[0]
+    return int(out)
+
+
+def np_dtype(dtype):
+    """A TF dtype argument (DType, string, numpy type) or None -> numpy dtype or None."""
+    return None if dtype is None else to_np(dtype)

@@ -1,0 +1,107 @@
+"""Leaving the lazy world: eager conversion, fallback, and TF as the error oracle.
+
+* ``to_eager`` backs ``__tf_tensor__``: ``tf.convert_to_tensor(x)`` is an
+  observation (a sync); any other TF API without a lazy handler that converts our
+  value is a *fallback*, counted as ``fallback::<api>``.
+* ``run_eager`` runs a TF API on eager copies of the lazy arguments and brings the
+  results back as lazy values (counted as ``fallback::<api>``).
+* When the lazy path rejects a call (a core shape/dtype error), the same call is
+  re-run eagerly: TensorFlow then raises its own exception type and message at the
+  call; if TensorFlow accepts it instead, its result is used (a counted fallback),
+  so the lazy path can be stricter than TF but never wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import lazycore as lc
+import numpy as np
+import tensorflow as tf
+
+from ._tensor import LazyTensor, handle, new
+
+_TF_DIR = os.path.dirname(tf.__file__)
+_TF_DIRS = (_TF_DIR, os.path.join(os.path.dirname(_TF_DIR), "keras"))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_WRAPPERS = {"error_handler", "op_dispatch_handler", "wrapper", "wrapped", "new_func",
+             "_wrapper", "__call__"}
+
+
+def _eager_from_host(array: np.ndarray) -> tf.Tensor:
+    return tf.constant(array)
+
+
+def _entry_api() -> str | None:
+    """Name of the TF function the user called that is now converting our value."""
+    frame = sys._getframe(2)
+    names = []
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        if fname.startswith(_HERE):
+            frame = frame.f_back
+            continue
+        if not fname.startswith(_TF_DIRS):
+            break
+        names.append(frame.f_code.co_name)
+        frame = frame.f_back
+    for name in reversed(names):
+        if name not in _WRAPPERS:
+            return name
+    return None
+
+
+def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
+    """``__tf_tensor__``: an eager ``tf.Tensor`` holding the value (syncs it)."""
+    if dtype is not None and tf.as_dtype(dtype) != x.dtype:
+        raise ValueError(f"Tensor conversion requested dtype {tf.as_dtype(dtype).name} for "
+                         f"Tensor with dtype {x.dtype.name}: {x!r}")
+    api = _entry_api()
+    if api is not None and not api.startswith("convert_to_tensor"):
+        lc.metrics.inc("fallbacks")
+        lc.metrics.inc(f"fallback::{api}")
+    h = handle(x) if x.__class__ is LazyTensor else x._read()
+    return _eager_from_host(lc.to_numpy_many([h], cause="convert")[0])
+
+
+def _lazy_leaves(tree) -> list:
+    return [v for v in tf.nest.flatten(tree) if isinstance(v, LazyTensor)]
+
+
+def wrap_result(result):
+    """Eager results (nests of tf.Tensor / numpy) -> lazy values."""
+    def one(v):
+        if isinstance(v, tf.Tensor):
+            return new(lc.asarray(np.asarray(v.numpy())))
+        return v
+    return tf.nest.map_structure(one, result)
+
+
+def run_eager(name: str, api, args, kwargs, *, count: bool = True):
+    """Call the TF API on eager copies of every lazy argument (one sync for all)."""
+    leaves = _lazy_leaves((args, kwargs))
+    hosts = lc.to_numpy_many([handle(v) if v.__class__ is LazyTensor else v._read()
+                              for v in leaves], cause="fallback")
+    eager = {id(v): _eager_from_host(h) for v, h in zip(leaves, hosts, strict=True)}
+    e_args, e_kwargs = tf.nest.map_structure(
+        lambda v: eager[id(v)] if isinstance(v, LazyTensor) else v, (args, kwargs))
+    result = api(*e_args, **e_kwargs)
+    if count:
+        lc.metrics.inc("fallbacks")
+        lc.metrics.inc(f"fallback::{name}")
+    return wrap_result(result)
+
+
+def oracle(name: str, api, args, kwargs, error: BaseException):
+    """The lazy path refused the call: let TensorFlow decide (raise, or compute)."""
+    try:
+        out = run_eager(name, api, args, kwargs)
+    except Exception as tf_error:
+        tf_error.__cause__ = None
+        tf_error.__suppress_context__ = True
+        raise tf_error from None
+    if lc.settings.debug:
+        print(f"[lazy_tf] {name}: lazy path refused ({error}); TF computed it eagerly",
+              file=sys.stderr)
+    return out

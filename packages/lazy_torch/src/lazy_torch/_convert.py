@@ -1,0 +1,53 @@
+"""Dtypes and host data: torch dtypes <-> core (NumPy) dtypes, CPU tensors <-> core values."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+import torch
+
+_PAIRS = [
+    (torch.bool, lc.dtypes.bool_), (torch.uint8, lc.dtypes.uint8), (torch.int8, lc.dtypes.int8),
+    (torch.int16, lc.dtypes.int16), (torch.int32, lc.dtypes.int32),
+    (torch.int64, lc.dtypes.int64), (torch.uint16, lc.dtypes.uint16),
+    (torch.uint32, lc.dtypes.uint32), (torch.uint64, lc.dtypes.uint64),
+    (torch.float16, lc.dtypes.float16), (torch.bfloat16, lc.dtypes.bfloat16),
+    (torch.float32, lc.dtypes.float32), (torch.float64, lc.dtypes.float64),
+    (torch.complex64, lc.dtypes.complex64), (torch.complex128, lc.dtypes.complex128),
+]
+TO_NP: dict[torch.dtype, np.dtype] = dict(_PAIRS)
+TO_TORCH: dict[np.dtype, torch.dtype] = {n: t for t, n in _PAIRS}
+
+
+def np_dtype(dtype: torch.dtype) -> np.dtype:
+    try:
+        return TO_NP[dtype]
+    except KeyError:
+        raise TypeError(f"lazy_torch: dtype {dtype} is not supported") from None
+
+
+def torch_dtype(dtype) -> torch.dtype:
+    return TO_TORCH[np.dtype(dtype)]
+
+
+def cpu_to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A host CPU tensor as a NumPy array (bfloat16 via ml_dtypes)."""
+    t = t.detach()
+    if t.is_conj():
+        t = t.resolve_conj()
+    if t.is_neg():
+        t = t.resolve_neg()
+    if t.dtype == torch.bfloat16:
+        return t.contiguous().view(torch.int16).numpy().view(lc.dtypes.bfloat16)
+    return t.numpy()
+
+
+def numpy_to_cpu(a) -> torch.Tensor:
+    a = np.asarray(a)
+    if a.dtype == lc.dtypes.bfloat16:
+        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(np.array(a, copy=True))
+
+
+def cpu_to_core(t: torch.Tensor) -> lc.Tensor:
+    return lc.asarray(cpu_to_numpy(t))

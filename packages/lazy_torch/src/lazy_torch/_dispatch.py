@@ -1,0 +1,323 @@
+"""``__torch_dispatch__``: route each ATen overload to a handler, resolved once.
+
+Order: special ops (copies, scalars), in-place view ops, view ops, a direct
+lowering (``lowerings.LOWERINGS``), the functional counterpart of an in-place or
+``out=`` overload, a ``torch._decomp`` decomposition, an implicit-autograd
+decomposition, and finally the counted CPU fallback. Core errors become PyTorch's
+own exception types here, at the call that made them.
+"""
+
+from __future__ import annotations
+
+import lazycore as lc
+import torch
+from torch._decomp import decomposition_table
+from torch.utils._pytree import tree_flatten, tree_unflatten
+
+from . import _tensor
+from ._convert import cpu_to_core, cpu_to_numpy, np_dtype, numpy_to_cpu, torch_dtype
+from ._errors import translate
+from ._tensor import LazyTensor, make_view, read, relayout, wrap, write
+from ._views import view_meta
+from .lowerings import LOWERINGS
+from .lowerings.special import SPECIAL
+
+aten = torch.ops.aten
+_HANDLERS: dict = {}
+_INPLACE_TAG = torch.Tag.inplace
+_INPLACE_VIEW_TAG = torch.Tag.inplace_view
+_CIA = torch._C.DispatchKey.CompositeImplicitAutograd
+_SKIP_DECOMP: set = set()
+
+
+def dispatch(func, args, kwargs):
+    handler = _HANDLERS.get(func)
+    if handler is None:
+        handler = _HANDLERS[func] = resolve(func)
+    try:
+        return handler(func, args, kwargs)
+    except lc.LazyError as e:
+        raise translate(e, func) from None
+
+
+_tensor._dispatch = dispatch
+
+
+# -- argument conversion ----------------------------------------------------------------
+
+def unwrap(a):
+    if isinstance(a, LazyTensor):
+        return read(a)
+    if isinstance(a, torch.Tensor):
+        return cpu_to_core(a)
+    if isinstance(a, list | tuple) and a and any(isinstance(x, torch.Tensor) for x in a):
+        return [unwrap(x) for x in a]
+    return a
+
+
+def wrap_out(r):
+    if isinstance(r, lc.Tensor):
+        return wrap(r)
+    if isinstance(r, list | tuple):
+        return type(r)(wrap_out(x) for x in r)
+    return r
+
+
+def _call_lowering(low, args, kwargs):
+    return low(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+
+
+# -- resolution -----------------------------------------------------------------------------
+
+def resolve(func):
+    special = SPECIAL.get(func)
+    if special is not None:
+        return special
+    tags = func.tags
+    if _INPLACE_VIEW_TAG in tags:
+        return _inplace_view
+    if func.is_view:
+        return _view
+    low = LOWERINGS.get(func)
+    if low is not None:
+        if _is_inplace(func):
+            return _make_inplace_lowered(low)
+        return _make_lowered(low)
+    if _is_inplace(func):
+        functional = _functional_of(func)
+        if functional is not None:
+            return _make_inplace_functional(functional)
+    if _out_args(func):
+        packet = getattr(aten, func._schema.name.split("::")[1], None)
+        if packet is not None:
+            return _make_out(packet, _out_args(func))
+    decomp = decomposition_table.get(func)
+    if decomp is not None and func not in _SKIP_DECOMP:
+        return lambda f, a, k: decomp(*a, **k)
+    if func.has_kernel_for_dispatch_key(_CIA):
+        return lambda f, a, k: f.decompose(*a, **k)
+    return _fallback
+
+
+def _is_inplace(func) -> bool:
+    if _INPLACE_TAG in func.tags:
+        return True
+    schema = func._schema
+    return (schema.name.endswith("_") and bool(schema.arguments)
+            and schema.arguments[0].alias_info is not None
+            and schema.arguments[0].alias_info.is_write and not _out_args(func))
+
+
+def _out_args(func) -> list[str]:
+    return [a.name for a in func._schema.arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+
+
+def _functional_of(func):
+    name = func._schema.name.split("::")[1]
+    base = name[:-1] if name.endswith("_") else name
+    packet = getattr(aten, base, None)
+    if packet is None:
+        return None
+    op = getattr(packet, func._overloadname, None)
+    return op if op is not None else packet
+
+
+# -- handlers ---------------------------------------------------------------------------------
+
+def _make_lowered(low):
+    def handler(func, args, kwargs):
+        out = _call_lowering(low, args, kwargs)
+        if out is NotImplemented:
+            return _next_strategy(func, args, kwargs)
+        return wrap_out(out)
+    return handler
+
+
+def _next_strategy(func, args, kwargs):
+    decomp = decomposition_table.get(func)
+    if decomp is not None:
+        return decomp(*args, **kwargs)
+    if func.has_kernel_for_dispatch_key(_CIA):
+        return func.decompose(*args, **kwargs)
+    return _fallback(func, args, kwargs)
+
+
+def store(dst, value: lc.Tensor, func=None) -> None:
+    """Write ``value`` into ``dst`` with eager's checks (shape, castability)."""
+    dtype = dst.dtype
+    vd = torch_dtype(value.dtype)
+    if vd != dtype:
+        if not torch.can_cast(vd, dtype):
+            raise RuntimeError(f"result type {_pretty(vd)} can't be cast to the desired output "
+                               f"type {_pretty(dtype)}")
+        value = lc.numeric.cast(value, np_dtype(dtype))
+    shape = tuple(dst.shape)
+    if value.shape != shape:
+        try:
+            if lc.numeric.broadcast_shapes(value.shape, shape) != shape:
+                raise lc.ShapeError("")
+            value = lc.numeric.broadcast_to(value, shape)
+        except lc.ShapeError:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {list(value.shape)}") from None
+    write(dst, value)
+
+
+def _pretty(dtype) -> str:
+    return {torch.float32: "Float", torch.float64: "Double", torch.int64: "Long",
+            torch.int32: "Int", torch.bool: "Bool", torch.float16: "Half",
+            torch.bfloat16: "BFloat16", torch.int16: "Short", torch.int8: "Char",
+            torch.uint8: "Byte", torch.complex64: "ComplexFloat",
+            torch.complex128: "ComplexDouble"}.get(dtype, str(dtype))
+
+
+def _make_inplace_lowered(low):
+    def handler(func, args, kwargs):
+        out = _call_lowering(low, args, kwargs)
+        if out is NotImplemented:
+            return _next_strategy(func, args, kwargs)
+        self = args[0]
+        if isinstance(self, list | tuple):  # foreach in-place: one value per tensor
+            for t, v in zip(self, out, strict=True):
+                store(t, v, func)
+            return None
+        store(self, out, func)
+        return self
+    return handler
+
+
+def _make_inplace_functional(functional):
+    def handler(func, args, kwargs):
+        result = functional(*args, **kwargs)
+        self = args[0]
+        if isinstance(self, list | tuple):
+            for t, v in zip(self, result, strict=True):
+                store(t, _as_core(v), func)
+            return None
+        store(self, _as_core(result), func)
+        return self
+    return handler
+
+
+def _as_core(v):
+    return read(v) if isinstance(v, LazyTensor) else cpu_to_core(v)
+
+
+def _make_out(packet, out_names):
+    def handler(func, args, kwargs):
+        outs = [kwargs[n] for n in out_names]
+        rest = {k: v for k, v in kwargs.items() if k not in out_names}
+        result = packet(*args, **rest)
+        results = result if isinstance(result, tuple | list) else (result,)
+        for o, r in zip(outs, results, strict=True):
+            if isinstance(o, LazyTensor):
+                if tuple(o.shape) != tuple(r.shape) and o.numel() == 0:
+                    raise RuntimeError("lazy_torch: resizing an empty out= tensor is not supported")
+                store(o, _as_core(r), func)
+            else:
+                o.copy_(r.cpu() if isinstance(r, LazyTensor) else r)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+    return handler
+
+
+def _view(func, args, kwargs):
+    src = args[0]
+    metas = view_meta(func, src, args[1:], kwargs)
+    low = LOWERINGS.get(func)
+    values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
+    if isinstance(metas, list):
+        if values is NotImplemented:
+            values = [_gather_view(src, *m) for m in metas]
+        return [make_view(src, v, *m) for v, m in zip(values, metas, strict=True)]
+    if values is NotImplemented:
+        values = _gather_view(src, *metas)
+    return make_view(src, values, *metas)
+
+
+def _gather_view(src, size, stride, offset):
+    base = src._cell.value
+    flat = lc.ops.reshape(base, new_sizes=(base.size,))
+    pos = _tensor.positions(base.size, tuple(size), tuple(stride), offset)
+    return lc.numeric.take(flat, pos, 0)
+
+
+_INPLACE_VIEW_FUNCTIONAL = {}
+
+
+def _inplace_view(func, args, kwargs):
+    t = args[0]
+    functional = _INPLACE_VIEW_FUNCTIONAL.get(func)
+    if functional is None:
+        functional = _INPLACE_VIEW_FUNCTIONAL[func] = _functional_of(func)
+    if isinstance(functional, torch._ops.OpOverloadPacket):
+        raise NotImplementedError(f"lazy_torch: in-place view op {func} is not supported")
+    size, stride, offset = view_meta(functional, t, args[1:], kwargs)
+    low = LOWERINGS.get(functional)
+    value = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
+    if value is NotImplemented:
+        value = _gather_view(t, size, stride, offset)
+    with torch._C._DisableTorchDispatch(), torch._C._AutoDispatchBelowAutograd():
+        aten.as_strided_.default(t, size, stride, offset)
+    relayout(t, value)
+    return t
+
+
+# -- fallback ------------------------------------------------------------------------------------
+
+def _fallback(func, args, kwargs):
+    """Run ``func`` eagerly on CPU copies (counted as ``fallback::aten::<op>``)."""
+    flat, spec = tree_flatten((args, kwargs))
+    lazy_pos = [i for i, v in enumerate(flat) if isinstance(v, LazyTensor)]
+    schema_args = func._schema.arguments
+    written = [i for i, a in enumerate(schema_args) if a.alias_info is not None
+               and a.alias_info.is_write]
+
+    def run(*hosts):
+        cpu_flat = list(flat)
+        for i, h in zip(lazy_pos, hosts, strict=True):
+            cpu_flat[i] = numpy_to_cpu(h)
+        cpu_args, cpu_kwargs = tree_unflatten(cpu_flat, spec)
+        out = func(*cpu_args, **cpu_kwargs)
+        mutated = []
+        for i in written:
+            a = schema_args[i]
+            v = cpu_args[i] if i < len(cpu_args) else cpu_kwargs.get(a.name)
+            mutated.append(_host(v))
+        return _host(out), mutated
+
+    out, mutated = lc.fallback(f"aten::{func.__name__}", run,
+                               [read(flat[i]) for i in lazy_pos])
+    for i, m in zip(written, mutated, strict=True):
+        a = schema_args[i]
+        target = args[i] if i < len(args) else kwargs.get(a.name)
+        _writeback(target, m)
+    returns = func._schema.returns
+    if returns and returns[0].alias_info is not None and written:
+        a = schema_args[written[0]]
+        return args[written[0]] if written[0] < len(args) else kwargs.get(a.name)
+    return _from_host(out)
+
+
+def _host(v):
+    if isinstance(v, torch.Tensor):
+        return cpu_to_numpy(v)
+    if isinstance(v, list | tuple):
+        return type(v)(_host(x) for x in v)
+    return v
+
+
+def _writeback(target, value):
+    if isinstance(target, LazyTensor):
+        store(target, value if isinstance(value, lc.Tensor) else lc.asarray(value))
+    elif isinstance(target, list | tuple):
+        for t, v in zip(target, value, strict=True):
+            _writeback(t, v)
+
+
+def _from_host(v):
+    if isinstance(v, lc.Tensor):
+        return wrap(v)
+    if isinstance(v, list | tuple):
+        return type(v)(_from_host(x) for x in v)
+    return v

@@ -1,0 +1,189 @@
+"""``LazyTensor``: a ``torch.Tensor`` wrapper subclass over one ``lazycore.Tensor``,
+and the storage model that gives views and in-place ops eager PyTorch semantics.
+
+Storage model: a base tensor owns a ``Cell`` holding the core value of its whole
+(contiguous) storage. A view shares its base's cell and remembers only what the
+wrapper itself reports -- size, stride, storage offset -- so every view kind
+(slices, transposes, ``as_strided``, ``diagonal``, ...) is handled by one rule:
+
+* reading a view after its base changed re-derives it (a reshape of the cell for
+  contiguous views, otherwise a gather of the storage positions it covers);
+* writing through a view scatters into the cell at those positions and bumps the
+  cell's version, so every other view re-derives on its next read.
+
+Core handles are re-pointed with ``lc.Tensor.assign`` so that a value keeps one
+handle (the runtime tracks live handles).
+"""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+import torch
+
+from ._convert import TO_TORCH, cpu_to_numpy
+
+DEVICE = torch.device("lazy", 0)
+_make = torch.Tensor._make_wrapper_subclass
+
+FULL, RESHAPE, GENERAL = 0, 1, 2
+
+
+class Cell:
+    """The storage of a base tensor and its views: one core value and a version."""
+
+    __slots__ = ("value", "version", "__weakref__")
+
+    def __init__(self, value: lc.Tensor):
+        self.value = value
+        self.version = 0
+
+
+class LazyTensor(torch.Tensor):
+    """A tensor on the ``lazy`` device. Ops are recorded (``__torch_dispatch__``),
+    not run; observing a value (``item``, ``print``, ``cpu``) syncs what it needs."""
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return _dispatch(func, args, kwargs or {})
+
+    # -- observation (host side; syncs) -------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        body = repr(to_cpu(self))
+        extra = [f"device='{DEVICE}'"]
+        if self.grad_fn is not None:
+            extra.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
+        elif self.requires_grad:
+            extra.append("requires_grad=True")
+        return body[:-1] + ", " + ", ".join(extra) + ")"
+
+    def numpy(self, *, force: bool = False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return cpu_to_numpy(to_cpu(self))
+
+    def tolist(self):
+        return to_cpu(self).tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = cpu_to_numpy(to_cpu(self))
+        return arr if dtype is None else arr.astype(dtype)
+
+
+_dispatch = None  # bound by _dispatch.py (avoids an import cycle)
+
+
+def contiguous_strides(shape) -> tuple[int, ...]:
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def wrap(value: lc.Tensor) -> LazyTensor:
+    """A new base tensor owning ``value``."""
+    value = lc.Tensor(value.node)  # a fresh handle: the cell's writes must not alias others
+    t = _make(LazyTensor, value.shape, dtype=TO_TORCH[value.dtype], device=DEVICE)
+    t._cell = Cell(value)
+    t._lc = value
+    t._kind = FULL
+    t._ver = 0
+    return t
+
+
+def make_view(src: LazyTensor, value: lc.Tensor, size, stride, offset) -> LazyTensor:
+    """A tensor sharing ``src``'s storage, laid out as (size, stride, offset)."""
+    size, stride = tuple(size), tuple(stride)
+    t = _make(LazyTensor, size, strides=stride, storage_offset=offset,
+              dtype=TO_TORCH[value.dtype], device=DEVICE)
+    cell = src._cell
+    _attach(t, cell, value, size, stride, offset)
+    return t
+
+
+def _attach(t, cell: Cell, value, size, stride, offset) -> None:
+    t._cell = cell
+    base_shape = cell.value.shape
+    contiguous = offset == 0 and stride == contiguous_strides(size)
+    if contiguous and size == base_shape:
+        t._kind, t._lc = FULL, cell.value
+    elif contiguous and int(np.prod(size)) == int(np.prod(base_shape)):
+        t._kind, t._lc = RESHAPE, value
+    else:
+        t._kind, t._lc = GENERAL, value
+    t._ver = cell.version
+
+
+def relayout(t: LazyTensor, value: lc.Tensor) -> None:
+    """After an in-place view op changed ``t``'s metadata, re-attach its value."""
+    _attach(t, t._cell, value, tuple(t.shape), t.stride(), t.storage_offset())
+
+
+def read(t: LazyTensor) -> lc.Tensor:
+    """The current core value of ``t`` (re-derived from the base if it changed)."""
+    kind = t._kind
+    if kind == FULL:
+        return t._lc
+    cell = t._cell
+    if t._ver != cell.version:
+        base = cell.value
+        shape = tuple(t.shape)
+        if kind == RESHAPE:
+            value = lc.ops.reshape(base, new_sizes=shape)
+        else:
+            flat = lc.ops.reshape(base, new_sizes=(base.size,))
+            pos = positions(base.size, shape, t.stride(), t.storage_offset())
+            value = lc.numeric.take(flat, pos, 0)
+        t._lc = value
+        t._ver = cell.version
+    return t._lc
+
+
+def write(t: LazyTensor, value: lc.Tensor) -> None:
+    """Store ``value`` (t's shape and dtype) into t's storage; views see it."""
+    cell = t._cell
+    kind = t._kind
+    if kind == FULL:
+        cell.value.assign(value)
+    elif kind == RESHAPE:
+        cell.value.assign(lc.ops.reshape(value, new_sizes=cell.value.shape))
+        t._lc = value
+    else:
+        base = cell.value
+        flat = lc.ops.reshape(base, new_sizes=(base.size,))
+        pos = positions(base.size, tuple(t.shape), t.stride(), t.storage_offset())
+        idx = lc.ops.reshape(pos, new_sizes=(value.size, 1))
+        new = lc.ops.scatter(flat, idx, lc.ops.reshape(value, new_sizes=(value.size,)),
+                             update_window_dims=(), inserted_window_dims=(0,),
+                             scatter_dims_to_operand_dims=(0,), mode="fill_or_drop")
+        cell.value.assign(lc.ops.reshape(new, new_sizes=base.shape))
+        t._lc = value
+    cell.version += 1
+    t._ver = cell.version
+
+
+_POSITIONS: dict = {}
+
+
+def positions(numel: int, size, stride, offset) -> lc.Tensor:
+    """Storage positions covered by a (size, stride, offset) layout, as an index tensor."""
+    key = (numel, size, tuple(stride), offset)
+    pos = _POSITIONS.get(key)
+    if pos is None:
+        host = torch.as_strided(torch.arange(numel, dtype=torch.int64), size, stride, offset)
+        pos = lc.numeric.host_index(host.numpy())
+        if len(_POSITIONS) > 4096:
+            _POSITIONS.clear()
+        _POSITIONS[key] = pos
+    return pos
+
+
+def to_cpu(t: LazyTensor) -> torch.Tensor:
+    """A CPU copy of ``t``'s value (syncs what it needs)."""
+    from ._convert import numpy_to_cpu
+
+    return numpy_to_cpu(lc.to_numpy(read(t)))

@@ -1,0 +1,54 @@
+"""View metadata (size, stride, storage offset) from PyTorch's own meta kernels.
+
+Running the view op on a meta tensor with the source's layout gives exactly the
+layout (and the errors, e.g. ``view`` of a non-contiguous tensor) eager PyTorch
+would give. Results are cached per (op, layout, arguments): a training loop asks
+the same questions every step.
+"""
+
+from __future__ import annotations
+
+import torch
+
+_CACHE: dict = {}
+
+
+def _freeze(v):
+    if isinstance(v, list | tuple):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, torch.Tensor):
+        raise TypeError("tensor argument")
+    return v
+
+
+def _meta_like(t: torch.Tensor) -> torch.Tensor:
+    size, stride, offset = tuple(t.shape), t.stride(), t.storage_offset()
+    span = 1 + offset + sum((s - 1) * st for s, st in zip(size, stride, strict=True) if s > 0)
+    if 0 in size:
+        span = offset + 1
+    storage = torch.empty(span, dtype=t.dtype, device="meta")
+    return storage.as_strided(size, stride, offset)
+
+
+def _layout(m: torch.Tensor):
+    return tuple(m.shape), m.stride(), m.storage_offset()
+
+
+def view_meta(func, t, args, kwargs):
+    """(size, stride, offset) of ``func(t, *args, **kwargs)``, or a list for multi-output views."""
+    try:
+        key = (func, tuple(t.shape), t.stride(), t.storage_offset(), t.dtype, _freeze(args),
+               _freeze(tuple(sorted(kwargs.items()))))
+        hit = _CACHE.get(key)
+    except TypeError:
+        key, hit = None, None
+    if hit is not None:
+        return hit
+    meta_args = [a.to("meta") if isinstance(a, torch.Tensor) else a for a in args]
+    out = func(_meta_like(t), *meta_args, **kwargs)
+    result = [_layout(m) for m in out] if isinstance(out, list | tuple) else _layout(out)
+    if key is not None:
+        if len(_CACHE) > 65536:
+            _CACHE.clear()
+        _CACHE[key] = result
+    return result

@@ -1,0 +1,130 @@
+"""Helpers the lowering families share: PyTorch dtype promotion, dims, scalars."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+import torch
+
+from .._convert import TO_NP, np_dtype
+
+D = lc.dtypes
+num = lc.numeric
+ops = lc.ops
+
+DEFAULT, INT_TO_FLOAT, ALWAYS_BOOL, COMPLEX_TO_FLOAT, BOOL_TO_LONG = range(5)
+_TO_COMPLEX = {D.float32: D.complex64, D.float64: D.complex128, D.float16: D.complex64,
+               D.bfloat16: D.complex64}
+_PAIR_CACHE: dict = {}
+
+
+def default_float() -> np.dtype:
+    return TO_NP[torch.get_default_dtype()]
+
+
+def _pair(a, b):
+    if a == b:
+        return a
+    key = (a, b)
+    out = _PAIR_CACHE.get(key)
+    if out is None:
+        if D.is_bool(a) and D.is_bool(b):
+            out = a
+        else:
+            out = _PAIR_CACHE[key] = lc.dtypes.result_type([a, b], "torch")
+    return out
+
+
+def _wrapped(v):
+    if isinstance(v, bool | np.bool_):
+        return D.bool_
+    if isinstance(v, int | np.integer):
+        return D.int64
+    if isinstance(v, float | np.floating):
+        return default_float()
+    if isinstance(v, complex | np.complexfloating):
+        return _TO_COMPLEX[default_float()]
+    raise TypeError(f"unsupported operand {type(v).__name__}")
+
+
+def _combine(higher, lower):
+    """c10's combine_categories: a lower-priority group only lifts the category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if D.is_complex(higher):
+        return higher
+    if D.is_complex(lower):
+        return _TO_COMPLEX.get(higher, lower) if D.is_floating(higher) else lower
+    if D.is_floating(higher):
+        return higher
+    if D.is_bool(higher) or D.is_floating(lower):
+        return _pair(higher, lower)
+    return higher
+
+
+def result_dtype(*args) -> np.dtype:
+    """``torch.result_type`` over core tensors (dim / zero-dim) and Python scalars."""
+    dim = zero = wrapped = None
+    for a in args:
+        if isinstance(a, lc.Tensor):
+            if a.ndim:
+                dim = a.dtype if dim is None else _pair(dim, a.dtype)
+            else:
+                zero = a.dtype if zero is None else _pair(zero, a.dtype)
+        elif a is not None:
+            w = _wrapped(a)
+            wrapped = w if wrapped is None else _pair(wrapped, w)
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def compute_dtype(args, kind=DEFAULT) -> np.dtype:
+    dt = result_dtype(*args)
+    if kind == INT_TO_FLOAT and not D.is_inexact(dt):
+        return default_float()
+    if kind == BOOL_TO_LONG and D.is_bool(dt):
+        return D.int64
+    return dt
+
+
+def promote(args, kind=DEFAULT, dtype=None):
+    dt = dtype if dtype is not None else compute_dtype(args, kind)
+    return num.promote(list(args), dtype=dt)
+
+
+def ew(op: str, *args, kind=DEFAULT):
+    """Promote (PyTorch rules) + broadcast + trace core op ``op``."""
+    return ops.get(op)(*promote(args, kind))
+
+
+def as_tensor(v, dtype) -> lc.Tensor:
+    return v if isinstance(v, lc.Tensor) else lc.scalar(v, dtype)
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """PyTorch's dim wrapping (a 0-d tensor accepts dims -1 and 0); IndexError otherwise."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}],"
+                         f" but got {dim})")
+    return dim % n if ndim else 0
+
+
+def wrap_dims(dims, ndim: int) -> tuple[int, ...]:
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, int):
+        dims = (dims,)
+    if len(dims) == 0:
+        return tuple(range(ndim))
+    out = tuple(sorted({wrap_dim(d, ndim) for d in dims}))
+    return out if ndim else ()
+
+
+def to_np(dtype) -> np.dtype | None:
+    return None if dtype is None else np_dtype(dtype)
+
+
+def full_like(x: lc.Tensor, value, dtype=None) -> lc.Tensor:
+    return num.full(x.shape, value, dtype or x.dtype)

@@ -1,0 +1,468 @@
+"""Elementwise ATen ops and prims: unary math, binary arithmetic, comparisons, where."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from .common import (
+    ALWAYS_BOOL, BOOL_TO_LONG, DEFAULT, INT_TO_FLOAT, D, compute_dtype,
+    default_float, ew, full_like, num, ops, promote, to_np,
+)
+from .registry import lower
+
+# -- unary: aten name -> (core op, promotion kind); prims of the same name share it --------
+UNARY = {
+    "neg": ("neg", DEFAULT), "exp": ("exp", INT_TO_FLOAT), "exp2": ("exp2", INT_TO_FLOAT),
+    "log": ("log", INT_TO_FLOAT), "log1p": ("log1p", INT_TO_FLOAT),
+    "expm1": ("expm1", INT_TO_FLOAT), "sqrt": ("sqrt", INT_TO_FLOAT),
+    "rsqrt": ("rsqrt", INT_TO_FLOAT), "sin": ("sin", INT_TO_FLOAT),
+    "cos": ("cos", INT_TO_FLOAT), "tan": ("tan", INT_TO_FLOAT), "asin": ("asin", INT_TO_FLOAT),
+    "acos": ("acos", INT_TO_FLOAT), "atan": ("atan", INT_TO_FLOAT),
+    "sinh": ("sinh", INT_TO_FLOAT), "cosh": ("cosh", INT_TO_FLOAT),
+    "tanh": ("tanh", INT_TO_FLOAT), "asinh": ("asinh", INT_TO_FLOAT),
+    "acosh": ("acosh", INT_TO_FLOAT), "atanh": ("atanh", INT_TO_FLOAT),
+    "sigmoid": ("logistic", INT_TO_FLOAT), "erf": ("erf", INT_TO_FLOAT),
+    "erfc": ("erfc", INT_TO_FLOAT), "erfinv": ("erf_inv", INT_TO_FLOAT),
+    "erf_inv": ("erf_inv", INT_TO_FLOAT), "lgamma": ("lgamma", INT_TO_FLOAT),
+    "digamma": ("digamma", INT_TO_FLOAT), "cbrt": ("cbrt", INT_TO_FLOAT),
+    "bessel_i0e": ("bessel_i0e", INT_TO_FLOAT), "bessel_i1e": ("bessel_i1e", INT_TO_FLOAT),
+    "special_i0e": ("bessel_i0e", INT_TO_FLOAT), "special_i1e": ("bessel_i1e", INT_TO_FLOAT),
+    "conj_physical": ("conj", DEFAULT), "sign": ("sign", DEFAULT),
+}
+
+
+def _unary(core, kind):
+    def fn(x):
+        if kind == INT_TO_FLOAT and not D.is_inexact(x.dtype):
+            x = num.cast(x, default_float())
+        return ops.get(core)(x)
+    return fn
+
+
+for _name, (_core, _kind) in UNARY.items():
+    lower(f"{_name}.default", f"{_name}_.default", f"prims.{_name}.default")(_unary(_core, _kind))
+
+
+@lower("abs.default", "abs_.default", "prims.abs.default")
+def abs_(x):
+    if D.is_bool(x.dtype):
+        return x
+    return ops.abs(x)
+
+
+@lower("sgn.default", "sgn_.default")
+def sgn(x):
+    return x if D.is_bool(x.dtype) else ops.sign(x)
+
+
+def _rounding(core):
+    def fn(x):
+        return x if not D.is_inexact(x.dtype) else ops.get(core)(x)
+    return fn
+
+
+lower("floor.default", "floor_.default", "prims.floor.default")(_rounding("floor"))
+lower("ceil.default", "ceil_.default", "prims.ceil.default")(_rounding("ceil"))
+lower("round.default", "round_.default", "prims.round.default")(_rounding("round_half_even"))
+
+
+@lower("trunc.default", "trunc_.default", "fix.default", "fix_.default", "prims.trunc.default")
+def trunc(x):
+    if not D.is_inexact(x.dtype):
+        return x
+    return ops.select(ops.lt(x, full_like(x, 0)), ops.ceil(x), ops.floor(x))
+
+
+@lower("frac.default", "frac_.default")
+def frac(x):
+    return ops.sub(x, trunc(x))
+
+
+@lower("reciprocal.default", "reciprocal_.default", "prims.reciprocal.default")
+def reciprocal(x):
+    if not D.is_inexact(x.dtype):
+        x = num.cast(x, default_float())
+    return ops.div(full_like(x, 1), x)
+
+
+def _log_base(base):
+    def fn(x):
+        if not D.is_inexact(x.dtype):
+            x = num.cast(x, default_float())
+        return ops.div(ops.log(x), full_like(x, np.log(base)))
+    return fn
+
+
+lower("log2.default", "log2_.default", "prims.log2.default")(_log_base(2.0))
+lower("log10.default", "log10_.default", "prims.log10.default")(_log_base(10.0))
+
+
+@lower("relu.default", "relu_.default")
+def relu(x):
+    if D.is_bool(x.dtype):
+        raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+    return num.relu(x)
+
+
+@lower("isfinite.default", "prims.isfinite.default")
+def isfinite(x):
+    if not D.is_inexact(x.dtype):
+        return num.full(x.shape, True, D.bool_)
+    return ops.is_finite(x)
+
+
+@lower("isnan.default")
+def isnan(x):
+    if not D.is_inexact(x.dtype):
+        return num.full(x.shape, False, D.bool_)
+    return ops.ne(x, x)
+
+
+@lower("isinf.default")
+def isinf(x):
+    if not D.is_inexact(x.dtype):
+        return num.full(x.shape, False, D.bool_)
+    return ops.eq(ops.abs(x), full_like(x, np.inf, D.real_dtype(x.dtype)))
+
+
+@lower("bitwise_not.default", "bitwise_not_.default", "prims.bitwise_not.default")
+def bitwise_not(x):
+    if D.is_inexact(x.dtype):
+        raise RuntimeError('"bitwise_not_cpu" not implemented for float tensors')
+    return ops.get("not")(x)
+
+
+@lower("logical_not.default", "logical_not_.default")
+def logical_not(x):
+    return ops.get("not")(num.cast(x, D.bool_))
+
+
+@lower("signbit.default", "prims.signbit.default")
+def signbit(x):
+    if D.is_bool(x.dtype) or D.is_unsigned(x.dtype):
+        return num.full(x.shape, False, D.bool_)
+    if D.is_integer(x.dtype):
+        return ops.lt(x, full_like(x, 0))
+    bits = {2: D.int16, 4: D.int32, 8: D.int64}[x.dtype.itemsize]
+    as_int = ops.bitcast_convert(x, dtype=bits)
+    return ops.lt(as_int, full_like(as_int, 0))
+
+
+# -- binary -----------------------------------------------------------------------------------
+
+def _alpha(y, alpha):
+    if alpha is None or alpha == 1:
+        return y
+    if isinstance(y, lc.Tensor):
+        return ew("mul", y, alpha)
+    return y * alpha
+
+
+@lower("add.Tensor", "add_.Tensor", "add.Scalar", "add_.Scalar")
+def add(x, y, *, alpha=1):
+    if isinstance(alpha, float) and not D.is_inexact(compute_dtype([x, y])):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if alpha != 1 and isinstance(y, lc.Tensor):
+        dt = compute_dtype([x, y])
+        y = ops.mul(*num.promote([y, alpha], dtype=dt))
+    elif alpha != 1:
+        y = y * alpha
+    return ew("add", x, y)
+
+
+@lower("sub.Tensor", "sub_.Tensor", "sub.Scalar", "sub_.Scalar")
+def sub(x, y, *, alpha=1):
+    dt = compute_dtype([x, y])
+    if D.is_bool(dt):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1 and isinstance(y, lc.Tensor):
+        y = ops.mul(*num.promote([y, alpha], dtype=dt))
+    elif alpha != 1:
+        y = y * alpha
+    return ops.sub(*num.promote([x, y], dtype=dt))
+
+
+@lower("rsub.Tensor", "rsub.Scalar")
+def rsub(x, y, *, alpha=1):
+    return sub(y, x, alpha=alpha)
+
+
+@lower("mul.Tensor", "mul_.Tensor", "mul.Scalar", "mul_.Scalar")
+def mul(x, y):
+    return ew("mul", x, y)
+
+
+@lower("div.Tensor", "div_.Tensor", "div.Scalar", "div_.Scalar", "true_divide.Tensor")
+def div(x, y):
+    return ew("div", x, y, kind=INT_TO_FLOAT)
+
+
+@lower("div.Tensor_mode", "div_.Tensor_mode", "div.Scalar_mode", "div_.Scalar_mode")
+def div_mode(x, y, *, rounding_mode=None):
+    if rounding_mode is None:
+        return div(x, y)
+    dt = compute_dtype([x, y])
+    a, b = num.promote([x, y], dtype=dt)
+    if rounding_mode == "trunc":
+        if D.is_integer(dt):
+            return ops.div(a, b)
+        return trunc(ops.div(a, b))
+    if rounding_mode == "floor":
+        return floor_divide(x, y)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                       f"found '{rounding_mode}'")
+
+
+@lower("floor_divide.default", "floor_divide_.Tensor", "floor_divide.Scalar")
+def floor_divide(x, y):
+    dt = compute_dtype([x, y])
+    a, b = num.promote([x, y], dtype=dt)
+    if D.is_integer(dt):
+        q = ops.div(a, b)
+        r = ops.rem(a, b)
+        fix = ops.get("and")(ops.ne(r, full_like(r, 0)),
+                             ops.ne(ops.lt(r, full_like(r, 0)), ops.lt(b, full_like(b, 0))))
+        return ops.select(fix, ops.sub(q, full_like(q, 1)), q)
+    # Python's floor division on floats: (a - fmod(a, b)) / b, corrected
+    mod = ops.rem(a, b)
+    q = ops.div(ops.sub(a, mod), b)
+    adjust = ops.get("and")(ops.ne(mod, full_like(mod, 0)),
+                            ops.ne(ops.lt(b, full_like(b, 0)), ops.lt(mod, full_like(mod, 0))))
+    q = ops.select(adjust, ops.sub(q, full_like(q, 1)), q)
+    fq = ops.floor(q)
+    fq = ops.select(ops.gt(ops.sub(q, fq), full_like(q, 0.5)), ops.add(fq, full_like(fq, 1)), fq)
+    plain = ops.div(a, b)
+    return ops.select(ops.ne(b, full_like(b, 0)), fq, plain)
+
+
+@lower("remainder.Tensor", "remainder_.Tensor", "remainder.Scalar", "remainder_.Scalar",
+       "remainder.Scalar_Tensor", "prims.remainder.default")
+def remainder(x, y):
+    dt = compute_dtype([x, y])
+    a, b = num.promote([x, y], dtype=dt)
+    r = ops.rem(a, b)
+    zero = full_like(r, 0)
+    fix = ops.get("and")(ops.ne(r, zero), ops.ne(ops.lt(r, zero), ops.lt(b, zero)))
+    return ops.select(fix, ops.add(r, b), r)
+
+
+@lower("fmod.Tensor", "fmod_.Tensor", "fmod.Scalar", "fmod_.Scalar", "prims.fmod.default")
+def fmod(x, y):
+    return ew("rem", x, y)
+
+
+@lower("pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Scalar", "pow_.Scalar", "pow.Scalar",
+       "prims.pow.default")
+def pow_(x, y):
+    if not isinstance(y, lc.Tensor) and isinstance(x, lc.Tensor):
+        if y == 2 and not D.is_bool(x.dtype):
+            dt = compute_dtype([x, y], BOOL_TO_LONG)
+            a = num.cast(x, dt)
+            return ops.mul(a, a)
+        if y == 1:
+            return num.cast(x, compute_dtype([x, y], BOOL_TO_LONG))
+        if y == 0.5 and D.is_inexact(x.dtype):
+            return ops.sqrt(x)
+    dt = compute_dtype([x, y], BOOL_TO_LONG)
+    if D.is_integer(dt) and isinstance(y, lc.Tensor) is False and y < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return ops.pow(*num.promote([x, y], dtype=dt))
+
+
+@lower("float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar")
+def float_power(x, y):
+    dt = D.complex128 if D.is_complex(compute_dtype([x, y])) else D.float64
+    return ops.pow(*num.promote([x, y], dtype=dt))
+
+
+def _binary(core, kind=DEFAULT):
+    def fn(x, y):
+        return ew(core, x, y, kind=kind)
+    return fn
+
+
+for _names, _core, _kind in [
+    (("maximum.default", "prims.maximum.default"), "max", DEFAULT),
+    (("minimum.default", "prims.minimum.default"), "min", DEFAULT),
+    (("atan2.default", "atan2_.default", "prims.atan2.default", "arctan2.default"), "atan2",
+     INT_TO_FLOAT),
+    (("nextafter.default", "prims.nextafter.default"), "nextafter", DEFAULT),
+    (("bitwise_and.Tensor", "bitwise_and_.Tensor", "bitwise_and.Scalar",
+      "prims.bitwise_and.default"), "and", DEFAULT),
+    (("bitwise_or.Tensor", "bitwise_or_.Tensor", "bitwise_or.Scalar",
+      "prims.bitwise_or.default"), "or", DEFAULT),
+    (("bitwise_xor.Tensor", "bitwise_xor_.Tensor", "bitwise_xor.Scalar",
+      "prims.bitwise_xor.default"), "xor", DEFAULT),
+    (("prims.add.default",), "add", DEFAULT), (("prims.sub.default",), "sub", DEFAULT),
+    (("prims.mul.default",), "mul", DEFAULT), (("prims.div.default",), "div", DEFAULT),
+    (("prims.shift_left.default",), "shift_left", DEFAULT),
+    (("prims.shift_right_arithmetic.default",), "shift_right_arithmetic", DEFAULT),
+    (("igamma.default", "special_gammainc.default", "prims.igamma.default"), "igamma",
+     INT_TO_FLOAT),
+    (("igammac.default", "special_gammaincc.default", "prims.igammac.default"), "igammac",
+     INT_TO_FLOAT),
+]:
+    lower(*_names)(_binary(_core, _kind))
+
+
+def _logical(core):
+    def fn(x, y):
+        a, b = num.promote([x, y], dtype=D.bool_)
+        return ops.get(core)(a, b)
+    return fn
+
+
+lower("logical_and.default", "logical_and_.default")(_logical("and"))
+lower("logical_or.default", "logical_or_.default")(_logical("or"))
+lower("logical_xor.default", "logical_xor_.default")(_logical("xor"))
+
+
+def _compare(core):
+    def fn(x, y):
+        return ops.get(core)(*promote([x, y], ALWAYS_BOOL))
+    return fn
+
+
+for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
+    lower(f"{_n}.Tensor", f"{_n}.Scalar", f"prims.{_n}.default")(_compare(_n))
+for _alias, _n in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
+                   ("less_equal", "le"), ("not_equal", "ne")):
+    lower(f"{_alias}.Tensor", f"{_alias}.Scalar")(_compare(_n))
+
+
+@lower("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar",
+       "prims.where.default")
+def where(cond, x, y):
+    if cond.dtype != D.bool_ and cond.dtype != D.uint8:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {cond.dtype}")
+    a, b = promote([x, y])
+    shape = num.broadcast_shapes(cond.shape, a.shape)
+    return ops.select(num.broadcast_to(num.cast(cond, D.bool_), shape),
+                      num.broadcast_to(a, shape), num.broadcast_to(b, shape))
+
+
+@lower("clamp.default", "clamp_.default", "clamp.Tensor", "clamp_.Tensor")
+def clamp(x, min=None, max=None):  # noqa: A002 - ATen names
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dt = compute_dtype([a for a in (x, min, max) if a is not None])
+    out = num.cast(x, dt)
+    if min is not None:
+        lo = num.broadcast_to(num.cast(min, dt), out.shape) if isinstance(min, lc.Tensor) \
+            else num.full(out.shape, min, dt)
+        if isinstance(min, lc.Tensor) and min.ndim > out.ndim or (
+                isinstance(min, lc.Tensor) and num.broadcast_shapes(min.shape, out.shape)
+                != out.shape):
+            out = num.broadcast_to(out, num.broadcast_shapes(min.shape, out.shape))
+            lo = num.broadcast_to(num.cast(min, dt), out.shape)
+        out = ops.select(ops.ne(lo, lo), lo, ops.max(out, lo)) if D.is_inexact(dt) else \
+            ops.max(out, lo)
+    if max is not None:
+        if isinstance(max, lc.Tensor) and num.broadcast_shapes(max.shape, out.shape) != out.shape:
+            out = num.broadcast_to(out, num.broadcast_shapes(max.shape, out.shape))
+        hi = num.broadcast_to(num.cast(max, dt), out.shape) if isinstance(max, lc.Tensor) \
+            else num.full(out.shape, max, dt)
+        out = ops.select(ops.ne(hi, hi), hi, ops.min(out, hi)) if D.is_inexact(dt) else \
+            ops.min(out, hi)
+    return out
+
+
+@lower("clamp_min.default", "clamp_min_.default", "clamp_min.Tensor", "clamp_min_.Tensor")
+def clamp_min(x, min):  # noqa: A002
+    return clamp(x, min, None)
+
+
+@lower("clamp_max.default", "clamp_max_.default", "clamp_max.Tensor", "clamp_max_.Tensor")
+def clamp_max(x, max):  # noqa: A002
+    return clamp(x, None, max)
+
+
+@lower("lerp.Scalar", "lerp_.Scalar", "lerp.Tensor", "lerp_.Tensor")
+def lerp(x, end, weight):
+    dt = compute_dtype([x, end])
+    a, b = num.promote([x, end], dtype=dt)
+    w = num.broadcast_to(num.cast(weight, dt), a.shape) if isinstance(weight, lc.Tensor) \
+        else num.full(a.shape, weight, dt)
+    if isinstance(weight, lc.Tensor) and num.broadcast_shapes(weight.shape, a.shape) != a.shape:
+        shape = num.broadcast_shapes(weight.shape, a.shape)
+        a, b, w = (num.broadcast_to(t, shape) for t in (a, b, num.cast(weight, dt)))
+    diff = ops.sub(b, a)
+    # PyTorch: weight < 0.5 ? start + w * diff : end - diff * (1 - w)
+    low = ops.add(a, ops.mul(w, diff))
+    high = ops.sub(b, ops.mul(diff, ops.sub(full_like(w, 1), w)))
+    return ops.select(ops.lt(ops.abs(w), full_like(w, 0.5, D.real_dtype(w.dtype)))
+                      if not D.is_complex(dt) else ops.lt(ops.abs(w), full_like(
+                          ops.abs(w), 0.5)), low, high)
+
+
+@lower("addcmul.default", "addcmul_.default")
+def addcmul(x, t1, t2, *, value=1):
+    dt = compute_dtype([x, t1, t2])
+    a, b, c = num.promote([x, t1, t2], dtype=dt)
+    prod = ops.mul(b, c)
+    if value != 1:
+        prod = ops.mul(prod, num.full(prod.shape, value, dt))
+    return ops.add(a, prod)
+
+
+@lower("addcdiv.default", "addcdiv_.default")
+def addcdiv(x, t1, t2, *, value=1):
+    dt = compute_dtype([x, t1, t2])
+    if not D.is_inexact(t1.dtype) and not D.is_inexact(t2.dtype):
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
+                           "future release addcdiv will perform a true division of tensor1 and "
+                           "tensor2.")
+    a, b, c = num.promote([x, t1, t2], dtype=dt)
+    q = ops.div(b, c)
+    if value != 1:
+        q = ops.mul(q, num.full(q.shape, value, dt))
+    return ops.add(a, q)
+
+
+@lower("hypot.default", "hypot_.default", "prims.hypot.default")
+def hypot(x, y):
+    a, b = promote([x, y])
+    return ops.sqrt(ops.add(ops.mul(a, a), ops.mul(b, b)))
+
+
+@lower("copysign.Tensor", "copysign.Scalar")
+def copysign(x, y):
+    a, b = promote([x, y], INT_TO_FLOAT)
+    return ops.select(signbit(b), ops.neg(ops.abs(a)), ops.abs(a))
+
+
+@lower("xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self", "special_xlogy.default")
+def xlogy(x, y):
+    a, b = promote([x, y], INT_TO_FLOAT)
+    out = ops.mul(a, ops.log(b))
+    out = ops.select(ops.eq(a, full_like(a, 0)), full_like(a, 0), out)
+    return ops.select(ops.ne(b, b), b, out)
+
+
+@lower("logaddexp.default")
+def logaddexp(x, y):
+    a, b = promote([x, y], INT_TO_FLOAT)
+    m = ops.max(a, b)
+    d = ops.neg(ops.abs(ops.sub(a, b)))
+    out = ops.add(m, ops.log1p(ops.exp(d)))
+    return ops.select(ops.eq(a, b), ops.add(a, full_like(a, np.log(2.0))), out)
+
+
+@lower("gelu.default", "gelu_.default")
+def gelu(x, *, approximate="none"):
+    return num.gelu(x, approximate)
+
+
+@lower("silu.default", "silu_.default")
+def silu(x):
+    return num.silu(x)
+
+
+@lower("prims.convert_element_type.default")
+def convert_element_type(x, dtype):
+    return num.cast(x, to_np(dtype))
+
