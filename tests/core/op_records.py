@@ -186,4 +186,5 @@ SPECIAL = {"sort", "top_k", "gather", "scatter", "scatter_add", "scatter_mul", "
            "random_uniform", "random_normal", "random_randint", "random_permutation", "nonzero",
            "unique", "unique_all", "vjp", "tuple_get", "clz", "linalg_cholesky", "linalg_qr",
            "linalg_eigh", "linalg_svd", "linalg_slogdet", "linalg_lstsq", "linalg_matrix_rank",
-           "linalg_triangular_solve"}
+           "linalg_triangular_solve",
+           "sharding_constraint"}  # tests/core/test_sharding.py, tests/sharding

@@ -1,1 +1,80 @@
-"""lazy_numpy: lazytensor frontend (placeholder; to be replaced)."""
+"""lazy_numpy: NumPy programs traced, fused and compiled by lazycore.
+
+Wrap the inputs once; the rest of an ordinary NumPy program (``np.*`` functions,
+operators, methods, indexing) records into one graph that compiles on first use:
+
+>>> import numpy as np, lazy_numpy as lnp
+>>> a = lnp.asarray(np.arange(4.0))
+>>> b = np.exp(-a) * np.sin(a) + a.mean()    # NumPy's own functions, traced
+>>> float(b[b > 1.6].sum().round(6))         # observing a value syncs
+3.634221
+"""
+
+from __future__ import annotations
+
+import os as _os
+
+import lazycore as _lc
+import numpy as _np
+
+from . import _array, _fallback, _indexing, _linalg, _reductions, _registry, _shape, _ufuncs
+from ._array import LazyArray
+from ._convert import numpy_errors as _numpy_errors
+from ._creation import (
+    arange, array, asanyarray, asarray, empty, empty_like, eye, fromfunction, full, full_like,
+    geomspace, identity, indices, linspace, logspace, ones, ones_like, tri, zeros, zeros_like,
+)
+
+metrics = _lc.metrics
+ndarray = LazyArray
+newaxis = None
+pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+
+
+def sync(*arrays, wait: bool = False) -> None:
+    """Compute pending values: the given LazyArrays, or every live one (the step barrier)."""
+    if arrays:
+        _lc.sync([a._t for a in arrays if isinstance(a, LazyArray)], wait=wait)
+    else:
+        _lc.sync(wait=wait)
+
+
+def _astype(a, dtype, casting="unsafe", copy=True):
+    dt = _np.dtype(dtype)
+    if not _np.can_cast(a.dtype, dt, casting):
+        raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dt!r} according to the "
+                        f"rule '{casting}'")
+    from ._convert import check_dtype
+
+    check_dtype(dt)
+    return LazyArray(_lc.numeric.cast(a._t, dt))
+
+
+def _view(a, dtype):
+    dt = _np.dtype(dtype)
+    if dt.itemsize != a.dtype.itemsize:
+        return _fallback.run("ndarray.view", lambda x: x.view(dt), (a,), {})
+    return LazyArray(_lc.ops.bitcast_convert(a._t, dtype=dt))
+
+
+_array._dispatch.update(
+    ufunc=_ufuncs.array_ufunc,
+    function=_registry.array_function,
+    getitem=_indexing.getitem,
+    setitem=_indexing.setitem,
+    astype=_numpy_errors(_astype),
+    view=_view,
+)
+
+_lc.register_internal_path(_os.path.dirname(_os.path.abspath(__file__)))
+
+from . import random  # noqa: E402  (needs the dispatch wiring above)
+
+FUNCTIONS = _registry.FUNCTIONS
+__all__ = [
+    "FUNCTIONS", "LazyArray", "arange", "array", "asanyarray", "asarray", "empty",
+    "empty_like", "eye", "fromfunction", "full", "full_like", "geomspace", "identity",
+    "indices", "linspace", "logspace", "metrics", "ndarray", "newaxis", "ones", "ones_like",
+    "random", "sync", "tri", "zeros", "zeros_like",
+]
+_ = (_linalg, _reductions, _shape)

@@ -311,20 +311,39 @@ def invert(x):
     return _not(x)
 
 
+def _truth(x):
+    return x if _kind(x) == "b" else ops.ne(x, like(x, 0))
+
+
 def logical_and(a, b):
-    return _and(a, b)
+    return _and(_truth(a), _truth(b))
 
 
 def logical_or(a, b):
-    return _or(a, b)
+    return _or(_truth(a), _truth(b))
 
 
 def logical_xor(a, b):
-    return ops.ne(a, b)
+    return ops.ne(_truth(a), _truth(b))
 
 
 def logical_not(x):
-    return _not(x)
+    return _not(_truth(x))
+
+
+def _ordered(op_name):
+    """Comparisons; complex numbers compare lexicographically (real, then imag) in NumPy."""
+    op = ops.get(op_name)
+
+    def kernel(a, b):
+        if _kind(a) != "c":
+            return op(a, b)
+        ra, rb, ia, ib = ops.real(a), ops.real(b), ops.imag(a), ops.imag(b)
+        real_strict = ops.get("lt" if op_name in ("lt", "le") else "gt")(ra, rb)
+        tie = _and(ops.eq(ra, rb), op(ia, ib))
+        out = _or(real_strict, tie)
+        return out
+    return kernel
 
 
 def bitwise_count(x):
@@ -342,6 +361,10 @@ def minimum(a, b):
 
 
 def _nan_propagating(a, b, op):
+    if _kind(a) == "c":
+        pick_a = _ordered("ge" if op is ops.max else "le")(a, b)
+        out = ops.select(pick_a, a, b)
+        return ops.select(isnan(a), a, ops.select(isnan(b), b, out))
     out = op(a, b)
     if _kind(a) in "fc":
         out = ops.select(_isnan(a), a, ops.select(_isnan(b), b, out))
@@ -356,6 +379,7 @@ def matmul(a, b):
 
 
 def vecdot(a, b):
+    a, b = lc.numeric.broadcast_arrays(a, b)
     prod = ops.mul(ops.conj(a) if _kind(a) == "c" else a, b)
     return lc.numeric.reduce("reduce_sum", prod, -1, dtype=prod.dtype)
 
@@ -414,13 +438,19 @@ KERNELS = {
     "left_shift": left_shift, "bitwise_left_shift": left_shift,
     "right_shift": right_shift, "bitwise_right_shift": right_shift,
     "bitwise_count": bitwise_count,
-    "equal": _op("eq"), "not_equal": _op("ne"), "less": _op("lt"), "less_equal": _op("le"),
-    "greater": _op("gt"), "greater_equal": _op("ge"),
+    "equal": _op("eq"), "not_equal": _op("ne"), "less": _ordered("lt"),
+    "less_equal": _ordered("le"), "greater": _ordered("gt"), "greater_equal": _ordered("ge"),
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "logical_not": logical_not,
     "maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin,
     "matmul": matmul, "vecdot": vecdot, "matvec": matvec, "vecmat": vecmat,
 }
+
+# kernels that must see float16 as float16 (NumPy computes other half loops in float32)
+HALF_NATIVE = frozenset({"nextafter", "spacing", "signbit", "copysign", "isnan", "isinf",
+                         "isfinite", "negative", "positive", "absolute", "fabs", "abs"})
+# kernels whose inputs are computed in the output dtype (bool/int loops of true_divide)
+IN_OUTPUT_DTYPE = frozenset({"true_divide", "divide"})
 
 # generalized ufuncs: operands are not broadcast elementwise
 GUFUNCS = frozenset({"matmul", "vecdot", "matvec", "vecmat"})

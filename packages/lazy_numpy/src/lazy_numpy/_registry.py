@@ -21,6 +21,8 @@ IN_PLACE: dict = {}
 def implements(*np_funcs):
     def register(impl):
         for f in np_funcs:
+            if FUNCTIONS.get(f) is impl:
+                continue
             if f in FUNCTIONS:
                 raise ValueError(f"{qualname(f)} is already implemented")
             FUNCTIONS[f] = impl

@@ -71,11 +71,6 @@ def transpose(a, axes=None):
     return LazyArray(num.transpose(x, axes))
 
 
-@implements(np.permute_dims)
-def permute_dims(a, axes=None):
-    return transpose(a, axes)
-
-
 @implements(np.matrix_transpose, np.linalg.matrix_transpose)
 def matrix_transpose(x, /):
     if np.ndim(x) < 2:
@@ -233,17 +228,12 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     return store(num.concatenate(_join(arrays, dtype, casting), axis), out)
 
 
-@implements(np.concat)
-def concat(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    return concatenate(arrays, axis, out, dtype=dtype, casting=casting)
-
-
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return store(num.stack(_join(arrays, dtype, casting), axis), out)
 
 
-@implements(np.vstack, np.row_stack) if hasattr(np, "row_stack") else implements(np.vstack)
+@implements(np.vstack, *([np.row_stack] if hasattr(np, "row_stack") else []))
 def vstack(tup, *, dtype=None, casting="same_kind"):
     return concatenate(_as_list(atleast_2d(*tup)), 0, dtype=dtype, casting=casting)
 

@@ -17,7 +17,7 @@ from . import _fallback
 from ._array import LazyArray
 from ._convert import numpy_errors, promotion_key, tensor
 from ._fallback import NotLazy
-from ._kernels import GUFUNCS, KERNELS
+from ._kernels import GUFUNCS, HALF_NATIVE, IN_OUTPUT_DTYPE, KERNELS
 
 _numeric = lc.numeric
 _resolved: dict = {}
@@ -75,11 +75,21 @@ def call(ufunc, inputs, kwargs):
     tensors, loop = _operands(ufunc, inputs, dtype, casting)
     if name not in GUFUNCS:
         tensors = _numeric.broadcast_arrays(*tensors) if len(tensors) > 1 else tensors
-    results = kernel(*tensors)
+    results = _run_kernel(name, kernel, tensors, loop[ufunc.nin:])
     if not isinstance(results, tuple):
         results = (results,)
     results = [_numeric.cast(r, d) for r, d in zip(results, loop[ufunc.nin:], strict=True)]
     return _finish(name, results, out, where)
+
+
+def _run_kernel(name, kernel, tensors, out_dtypes):
+    if name in IN_OUTPUT_DTYPE:
+        tensors = [_numeric.cast(t, out_dtypes[0]) for t in tensors]
+    elif tensors and tensors[0].dtype == np.float16 and name not in HALF_NATIVE:
+        # NumPy evaluates half-precision loops in float32 and rounds once
+        tensors = [_numeric.cast(t, np.float32) if t.dtype == np.float16 else t
+                   for t in tensors]
+    return kernel(*tensors)
 
 
 def _finish(name, results, out, where):

@@ -1,1 +1,82 @@
-"""lazy_tf: lazytensor frontend (placeholder; to be replaced)."""
+"""lazy_tf: TensorFlow-eager programs recorded lazily and compiled by lazycore.
+
+>>> import tensorflow as tf, lazy_tf as ltf
+>>> w = ltf.Variable(tf.ones([3, 2]))
+>>> x = ltf.convert_to_tensor([[1.0, 2.0, 3.0]])
+>>> with ltf.GradientTape() as tape:
+...     loss = tf.reduce_sum(tf.matmul(x, w))      # TF's own API, traced
+>>> g = tape.gradient(loss, w)
+>>> w.assign_sub(0.1 * g)
+>>> ltf.sync()                                     # one compiled program
+>>> float(loss)
+12.0
+"""
+
+from __future__ import annotations
+
+import os as _os
+
+import lazycore as _lc
+import tensorflow as _tf
+
+from . import _api_array, _api_linalg, _api_math, _api_nn, _indexing  # noqa: F401  (fill the table)
+from . import _dispatch, _operators
+from ._api_random import random
+from ._table import API
+from ._tensor import LazyTensor
+from ._variable import Variable
+from ._tape import GradientTape
+from . import optimizers
+
+_dispatch._install()
+_operators._install()
+_lc.register_internal_path(_os.path.dirname(_os.path.abspath(__file__)))
+_lc.register_internal_path(_os.path.dirname(_tf.__file__))
+
+metrics = _lc.metrics
+Tensor = LazyTensor
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> LazyTensor:
+    """Host data (tf.Tensor, NumPy, lists, scalars) -> a lazy tensor (device data).
+    Conversion follows ``tf.convert_to_tensor``; a lazy tensor is returned as is."""
+    from ._convert import to_core
+    from ._tensor import new
+
+    if isinstance(value, LazyTensor):
+        if dtype is not None and _tf.as_dtype(dtype) != value.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {_tf.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}")
+        return value
+    t = _tf.convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint)
+    return new(to_core(t))
+
+
+def constant(value, dtype=None, shape=None, name=None) -> LazyTensor:
+    """``tf.constant`` producing a lazy tensor."""
+    return convert_to_tensor(_tf.constant(value, dtype=dtype, shape=shape))
+
+
+def sync(tensors=None, wait: bool = False) -> None:
+    """The step barrier: compute every pending lazy value (or just ``tensors``)."""
+    if tensors is None:
+        _lc.sync(wait=wait)
+        return
+    from ._convert import to_core
+
+    _lc.sync([to_core(t) for t in _tf.nest.flatten(tensors)], wait=wait)
+
+
+def is_lazy(value) -> bool:
+    return isinstance(value, LazyTensor)
+
+
+def fallback_counts() -> dict[str, int]:
+    """``{api: count}`` of calls that ran eagerly in TensorFlow instead of lazily."""
+    return {k.split("::", 1)[1]: v for k, v in _lc.metrics.counters().items()
+            if k.startswith("fallback::")}
+
+
+__all__ = ["API", "GradientTape", "LazyTensor", "Tensor", "Variable", "constant",
+           "convert_to_tensor", "fallback_counts", "is_lazy", "metrics", "optimizers",
+           "random", "sync"]

@@ -1,1 +1,60 @@
-"""lazy_torch: lazytensor frontend (placeholder; to be replaced)."""
+"""lazy_torch: PyTorch programs run lazily on lazycore (recorded, compiled by XLA).
+
+>>> import torch, lazy_torch
+>>> dev = lazy_torch.device()
+>>> x = torch.arange(4.0, device=dev)
+>>> (x * 2 + 1).tolist()          # observing a value syncs
+[1.0, 3.0, 5.0, 7.0]
+"""
+
+from __future__ import annotations
+
+import os
+
+import lazycore as _lc
+import torch as _torch
+
+from . import _device
+from . import _dispatch  # noqa: F401 - binds LazyTensor's dispatcher
+from ._tensor import LazyTensor
+from .lowerings import LOWERINGS
+from .lowerings.random import manual_seed as _seed_lazy
+
+metrics = _lc.metrics
+
+_lc.register_internal_path(os.path.dirname(os.path.abspath(__file__)))
+_lc.register_internal_path(os.path.dirname(os.path.abspath(_torch.__file__)))
+_DEVICE = _device.setup()
+
+
+def device(index: int = 0) -> _torch.device:
+    """The lazy device (``device(type='lazy', index=0)``)."""
+    if index != 0:
+        raise ValueError("lazy_torch has one device (index 0)")
+    return _DEVICE
+
+
+def sync(wait: bool = False) -> None:
+    """The step barrier (PyTorch/XLA's ``mark_step``): compute every live pending value."""
+    _lc.sync(wait=wait, cause="mark_step")
+
+
+mark_step = sync
+
+
+def manual_seed(seed: int) -> None:
+    """Seed lazy_torch's generator (``torch.manual_seed`` does this too)."""
+    _seed_lazy(seed)
+
+
+def core(t: LazyTensor) -> _lc.Tensor:
+    """The ``lazycore.Tensor`` holding ``t``'s current value."""
+    from ._tensor import read
+
+    return read(t)
+
+
+from . import debug  # noqa: E402
+
+__all__ = ["LOWERINGS", "LazyTensor", "core", "debug", "device", "manual_seed", "mark_step",
+           "metrics", "sync"]

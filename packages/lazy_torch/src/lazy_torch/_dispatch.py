@@ -20,6 +20,7 @@ from ._errors import translate
 from ._tensor import LazyTensor, make_view, read, relayout, wrap, write
 from ._views import view_meta
 from .lowerings import LOWERINGS
+from .lowerings.foreach import foreach, is_foreach
 from .lowerings.special import SPECIAL
 
 aten = torch.ops.aten
@@ -73,10 +74,14 @@ def resolve(func):
     special = SPECIAL.get(func)
     if special is not None:
         return special
+    if is_foreach(func):
+        return foreach
     tags = func.tags
     if _INPLACE_VIEW_TAG in tags:
         return _inplace_view
     if func.is_view:
+        if func.has_kernel_for_dispatch_key(_CIA) and func not in LOWERINGS:
+            return lambda f, a, k: f.decompose(*a, **k)
         return _view
     low = LOWERINGS.get(func)
     if low is not None:

@@ -23,7 +23,7 @@ import torch
 
 from ._convert import TO_TORCH, cpu_to_numpy
 
-DEVICE = torch.device("lazy", 0)
+DEVICE = None  # torch.device("lazy", 0), created by _device.setup() after the rename
 _make = torch.Tensor._make_wrapper_subclass
 
 FULL, RESHAPE, GENERAL = 0, 1, 2
@@ -159,7 +159,7 @@ def write(t: LazyTensor, value: lc.Tensor) -> None:
         idx = lc.ops.reshape(pos, new_sizes=(value.size, 1))
         new = lc.ops.scatter(flat, idx, lc.ops.reshape(value, new_sizes=(value.size,)),
                              update_window_dims=(), inserted_window_dims=(0,),
-                             scatter_dims_to_operand_dims=(0,), mode="fill_or_drop")
+                             scatter_dims_to_operand_dims=(0,), mode="fill")
         cell.value.assign(lc.ops.reshape(new, new_sizes=base.shape))
         t._lc = value
     cell.version += 1

@@ -44,7 +44,7 @@ def view_meta(func, t, args, kwargs):
         key, hit = None, None
     if hit is not None:
         return hit
-    meta_args = [a.to("meta") if isinstance(a, torch.Tensor) else a for a in args]
+    meta_args = [_meta_like(a) if isinstance(a, torch.Tensor) else a for a in args]
     out = func(_meta_like(t), *meta_args, **kwargs)
     result = [_layout(m) for m in out] if isinstance(out, list | tuple) else _layout(out)
     if key is not None:

@@ -28,7 +28,7 @@ from . import (  # noqa: E402
 )
 from .autodiff import grad  # noqa: E402
 from .config import configure, settings  # noqa: E402
-from .errors import AxisError, DTypeError, LazyError, ShapeError  # noqa: E402
+from .errors import AxisError, DTypeError, ExecutionError, LazyError, ShapeError  # noqa: E402
 from .ir import Aval, Node  # noqa: E402
 from .runtime import (  # noqa: E402
     asarray,
@@ -43,12 +43,22 @@ from .runtime import (  # noqa: E402
 )
 from .tensor import Tensor  # noqa: E402
 from .trace import constant, scalar  # noqa: E402
+from . import sharding  # noqa: E402
+from .sharding import Mesh, mark_sharding  # noqa: E402
+
+# Debugging tools: sync log / recompile summary / allow_sync guard, Chrome trace.
+from . import diagnostics  # noqa: E402
+from .diagnostics import allow_sync  # noqa: E402
+from .errors import ImplicitSyncError  # noqa: E402
+from .profile import profile  # noqa: E402  (the function; the module is lazycore.profile)
 
 __all__ = [
-    "Aval", "AxisError", "DTypeError", "LazyError", "Node", "ShapeError", "Tensor", "asarray",
+    "Aval", "AxisError", "DTypeError", "ExecutionError", "LazyError", "Node", "ShapeError", "Tensor", "asarray",
     "autodiff", "cache", "configure", "constant", "debug", "dtypes", "errors", "fallback",
     "grad", "mark_step", "materialize", "metrics", "numeric", "ops", "random",
     "register_internal_path", "runtime", "scalar", "settings", "sync", "to_numpy",
     "to_numpy_many", "wait",
 ]
+__all__ += ["ImplicitSyncError", "allow_sync", "diagnostics", "profile"]
+__all__ += ["Mesh", "mark_sharding", "sharding"]
 __version__ = "0.1.0"

@@ -22,6 +22,8 @@ class Settings:
     (JAX's compilation cache) and reused by later processes.
     ``donate``: let programs reuse the buffers of values they overwrite.
     ``debug``: log each sync (cause, call site, graph hash, hit or compile) to stderr.
+    ``max_pending_ops``: a trace that grows by this many ops without a full sync is cut
+    (synced) automatically, so a loop that never calls ``sync()`` stays bounded.
     """
 
     bake_scalars: bool = field(default_factory=lambda: _env_flag("LAZYCORE_BAKE_SCALARS"))
@@ -30,6 +32,8 @@ class Settings:
         default_factory=lambda: os.environ.get("LAZYCORE_PERSISTENT_CACHE") or None)
     donate: bool = field(default_factory=lambda: _env_flag("LAZYCORE_DONATE", True))
     debug: bool = field(default_factory=lambda: _env_flag("LAZYCORE_DEBUG"))
+    max_pending_ops: int = field(
+        default_factory=lambda: int(os.environ.get("LAZYCORE_MAX_PENDING_OPS", "10000")))
 
 
 settings = Settings()
@@ -41,6 +45,10 @@ def configure(**changes) -> Settings:
         if not hasattr(settings, key):
             raise TypeError(f"unknown setting {key!r}")
         setattr(settings, key, value)
+    if "max_pending_ops" in changes:
+        from . import runtime
+
+        runtime._reset_trace_limit()
     if "persistent_cache_dir" in changes:
         from . import cache
 

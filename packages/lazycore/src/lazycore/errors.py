@@ -37,3 +37,20 @@ class IndexOutOfRange(LazyError, IndexError):
 
 class UnsupportedError(LazyError, NotImplementedError):
     """No lowering or rule exists for a request."""
+
+
+class ExecutionError(LazyError, RuntimeError):
+    """XLA could not compile or run a program. Names the op (when known) and the user's
+    line that caused the sync; values that did not depend on it were still computed."""
+
+
+class ImplicitSyncError(LazyError, RuntimeError):
+    """An implicit sync (``.item()``, print, host transfer...) inside ``allow_sync(False)``.
+
+    ``.cause`` is the sync cause, ``.site`` the user's ``file:line``.
+    """
+
+    def __init__(self, message: str, *, cause: str, site: str):
+        super().__init__(message)
+        self.cause = cause
+        self.site = site

@@ -1,8 +1,8 @@
 """The IR: nodes with an abstract value and a structural hash built at creation.
 
 A ``Node`` is immutable. Leaves are device data (``"data"``, a ``jax.Array``),
-Python scalars passed as program parameters (``"param"``) and baked constants
-(``"const"``). Interior nodes name a registered op, their operands and static
+Python scalars passed as program parameters (``"param"``), baked constants
+(``"const"``) and values whose computation failed (``"failed"``, holding the error). Interior nodes name a registered op, their operands and static
 attributes. The structural hash covers the op, the attributes and the operands'
 hashes (leaves hash by aval, constants by value) -- never object ids -- so the same
 program traced twice hashes the same. Which leaves are shared is not part of a
@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-LEAF_OPS = frozenset({"data", "param", "const"})
+LEAF_OPS = frozenset({"data", "param", "const", "failed"})
 
 
 class Aval(NamedTuple):
@@ -47,13 +47,14 @@ class Node:
         self.attrs = attrs
         self.aval = aval
         self.value = value
-        if op == "const":
-            key = (op, aval, attrs, _value_key(value))
+        if operands:
+            self.hash = hash((op, attrs, tuple([o.hash for o in operands])))
+        elif op == "const":
+            self.hash = hash((op, aval, attrs, _value_key(value)))
         elif op in LEAF_OPS:
-            key = (op, aval)
-        else:
-            key = (op, attrs, tuple([o.hash for o in operands]))
-        self.hash = hash(key)
+            self.hash = hash((op, aval))
+        else:  # nullary op (iota, ...)
+            self.hash = hash((op, attrs, ()))
 
     @property
     def is_leaf(self) -> bool:

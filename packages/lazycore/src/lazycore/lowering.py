@@ -58,7 +58,7 @@ def linearize(roots: list[Node]) -> Program:
             nodes.append(node)
             ops_pos = tuple([position[id(o)] for o in node.operands])
             operand_positions.append(ops_pos)
-            if node.op in ("data", "param"):
+            if node.op in ("data", "param", "failed"):
                 inputs.append(node)
                 input_positions.append(idx)
             key_parts.append((node.hash, ops_pos))
@@ -91,7 +91,11 @@ def to_function(program: Program):
                 continue
             kind = ins[0]
             if kind == "op":
-                env[i] = ins[1](*[env[p] for p in ins[2]], **ins[3])
+                try:
+                    env[i] = ins[1](*[env[p] for p in ins[2]], **ins[3])
+                except Exception as e:
+                    e.lazy_op = program.nodes[i].op  # the runtime names it in its error
+                    raise
             elif kind == "get":
                 env[i] = env[ins[1]][ins[2]]
             else:
@@ -101,21 +105,28 @@ def to_function(program: Program):
     return run
 
 
-def abstract_args(program: Program):
-    return [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in program.input_avals()]
+def abstract_args(program: Program, shardings=None):
+    if shardings is None:
+        return [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in program.input_avals()]
+    return [jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+            for a, s in zip(program.input_avals(), shardings, strict=True)]
 
 
-def lower(program: Program, donate: tuple[int, ...] = (), sharding=None):
-    """``jax.stages.Lowered`` for the program (StableHLO available via ``.as_text()``)."""
+def lower(program: Program, donate: tuple[int, ...] = (), shardings=None):
+    """``jax.stages.Lowered`` for the program (StableHLO available via ``.as_text()``).
+
+    ``shardings``: one ``jax.sharding.Sharding`` per input (``sharding.plan``) for a
+    program that runs on a device mesh; jit takes them as its input shardings and
+    leaves the outputs' to XLA's propagation."""
     fn = to_function(program)
-    jitted = jax.jit(fn, donate_argnums=donate, **(sharding or {}))
-    return jitted.lower(*abstract_args(program))
+    jitted = jax.jit(fn, donate_argnums=donate)
+    return jitted.lower(*abstract_args(program, shardings))
 
 
-def stablehlo_text(program: Program) -> str:
-    return lower(program).as_text()
+def stablehlo_text(program: Program, shardings=None) -> str:
+    return lower(program, (), shardings).as_text()
 
 
-def hlo_text(program: Program) -> str:
-    """Optimized HLO after XLA's passes (shows fusion)."""
-    return lower(program).compile().as_text()
+def hlo_text(program: Program, shardings=None) -> str:
+    """Optimized HLO after XLA's passes (shows fusion, and the collectives SPMD added)."""
+    return lower(program, (), shardings).compile().as_text()

@@ -19,13 +19,19 @@ _counters: Counter = Counter()
 _timers: dict[str, list[float]] = {}
 _recompiles: deque = deque(maxlen=50)
 _trace_time = [0, 0.0]  # (ops, seconds) accumulated on the hot path without a dict lookup
+_pending_limit = [10**18]  # set by the runtime: traced-op count at which the trace is cut
 
 
 def inc(name: str, amount: int = 1) -> None:
     _counters[name] += amount
 
 
+_span_hooks: list = []  # lc.profile listeners: fn(name, seconds), called as a phase ends
+
+
 def add_time(name: str, seconds: float) -> None:
+    for hook in _span_hooks:
+        hook(name, seconds)
     entry = _timers.get(name)
     if entry is None:
         _timers[name] = [1, seconds, seconds]
@@ -52,6 +58,7 @@ def counters() -> dict[str, int]:
     """All counters, the base ones always present (zero when untouched)."""
     out = {name: 0 for name in _BASE_COUNTERS}
     out.update(_counters)
+    out["traced_ops"] = _trace_time[0]
     return out
 
 
@@ -72,6 +79,7 @@ def reset() -> None:
     _counters.clear()
     _timers.clear()
     _recompiles.clear()
+    _pending_limit[0] -= _trace_time[0]
     _trace_time[0], _trace_time[1] = 0, 0.0
 
 

@@ -11,25 +11,46 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import weakref
 
 import jax
 import numpy as np
 
-from . import cache, metrics
+from . import cache, diagnostics, metrics, sharding
 from .config import settings
+from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node
 from .lowering import Program, linearize, lower
 
-_live: weakref.WeakSet = weakref.WeakSet()
+# Live handles as weak references in a set; a dead handle's ref removes itself via
+# ``set.discard`` (a C callback), so registering costs well under a microsecond.
+_live: set = set()
+_lock = threading.RLock()  # one sync at a time; tracing itself needs no lock
 _internal_paths: list[str] = [os.path.dirname(os.path.abspath(__file__))]
 _site_history: dict[str, Program] = {}
 _device = None
 
 
 def register(tensor) -> None:
-    _live.add(tensor)
+    _live.add(weakref.ref(tensor, _live.discard))
+
+
+def _snapshot() -> list:
+    """Live handles. Another thread may register while we copy: retry."""
+    while True:
+        try:
+            refs = list(_live)
+            break
+        except RuntimeError:  # set changed size during iteration
+            continue
+    out = []
+    for r in refs:
+        t = r()
+        if t is not None:
+            out.append(t)
+    return out
 
 
 def register_internal_path(path: str) -> None:
@@ -40,11 +61,11 @@ def register_internal_path(path: str) -> None:
 
 
 def live_tensors() -> list:
-    return list(_live)
+    return _snapshot()
 
 
 def pending_tensors() -> list:
-    return [t for t in list(_live) if t.node.op not in LEAF_OPS]
+    return [t for t in _snapshot() if t.node.op not in LEAF_OPS]
 
 
 # -- leaves ------------------------------------------------------------------------
@@ -60,6 +81,8 @@ def asarray(value, dtype=None):
 
     if isinstance(value, jax.Array) and (dtype is None or np.dtype(dtype) == value.dtype):
         array = value
+        if len(array.sharding.device_set) > 1:
+            sharding.activate()  # a sharded array from outside: syncs must plan placement
     else:
         host = np.asarray(value, dtype=None if dtype is None else canonical(dtype))
         canonical(host.dtype)
@@ -77,32 +100,104 @@ def default_device():
 # -- barriers ----------------------------------------------------------------------
 
 def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
-    """Compute pending values: all live ones (``tensors=None``) or just ``tensors``."""
-    metrics.inc("syncs")
-    metrics.inc(f"sync::{cause}")
-    full = tensors is None
-    targets = pending_tensors() if full else [t for t in tensors if t.node.op not in LEAF_OPS]
-    if not targets:
-        return
+    """Compute pending values: all live ones (``tensors=None``) or just ``tensors``.
+
+    If XLA fails to compile or run the program, no value is lost: each pending value
+    is retried on its own, those that do not depend on the failing op are computed,
+    those that do keep the error (raised again when observed), and the first error is
+    raised here as ``ExecutionError`` naming the op and the user's line."""
+    with _lock:
+        metrics.inc("syncs")
+        metrics.inc(f"sync::{cause}")
+        full = tensors is None
+        diagnostics.before_sync(cause, full)  # allow_sync guard, profile step marks
+        if full:
+            _reset_trace_limit()
+        targets = pending_tensors() if full else [t for t in tensors
+                                                  if t.node.op not in LEAF_OPS]
+        if not targets:
+            return
+        try:
+            outputs = _run(targets, full, cause)
+        except ExecutionError as error:
+            if len(targets) == 1:
+                _poison(targets[0], error)
+                raise
+            failures = _run_each(targets, cause)
+            raise failures[0] from None
+        if wait:
+            jax.block_until_ready(outputs)
+
+
+def _run(targets, full: bool, cause: str):
     roots: list[Node] = []
     seen: set[int] = set()
     for t in targets:
         if id(t.node) not in seen:
             seen.add(id(t.node))
             roots.append(t.node)
+    roots.sort(key=_node_hash)  # why: live-set order is arbitrary; the cache key must not be
     program = linearize(roots)
-    donate = _donatable(program, targets) if full and settings.donate else ()
-    executable = _executable(program, donate, cause)
-    args = [n.value for n in program.inputs]
-    start = time.perf_counter()
-    outputs = executable(*args)
+    site = _call_site()
+    failed = [n for n in program.inputs if n.op == "failed"]
+    if failed:
+        raise failed[0].value
+    # another thread may be tracing on top of a buffer we would donate: only donate alone
+    donate = (_donatable(program, targets)
+              if full and settings.donate and threading.active_count() == 1 else ())
+    try:
+        placement = sharding.plan(program)  # None unless a mesh is involved
+        executable = _executable(program, donate, cause, site, placement)
+        args = placement.args if placement else [n.value for n in program.inputs]
+        start = time.perf_counter()
+        outputs = executable(*args)
+    except ExecutionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any XLA/JAX failure becomes ExecutionError
+        raise ExecutionError(f"{_describe(e)} (sync at {site}, cause {cause})",
+                             op=getattr(e, "lazy_op", None)) from e
     metrics.add_time("execute", time.perf_counter() - start)
     metrics.inc("executions")
     results = {id(r): data_node(o) for r, o in zip(roots, outputs, strict=True)}
     for t in targets:
         t.node = results[id(t.node)]
-    if wait:
-        jax.block_until_ready(outputs)
+    return outputs
+
+
+def _node_hash(node) -> int:
+    return node.hash
+
+
+def _run_each(targets, cause: str) -> list:
+    """After a failed program: compute each value on its own, keep every failure."""
+    failures = []
+    for t in targets:
+        if t.node.op in LEAF_OPS and t.node.op != "failed":
+            continue
+        try:
+            _run([t], False, cause)
+        except ExecutionError as error:
+            _poison(t, error)
+            failures.append(error)
+    return failures
+
+
+def _poison(tensor, error) -> None:
+    """The value cannot be computed: keep its error as a leaf, raised when observed."""
+    aval = tensor.node.aval
+    tensor.node = Node("failed", (), (), aval, error)
+
+
+def _describe(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    first = text[0] if text else type(e).__name__
+    op = getattr(e, "lazy_op", None)
+    where = f"op {op!r} failed: " if op else ""
+    return f"{where}{type(e).__name__}: {first}"
+
+
+def _reset_trace_limit() -> None:
+    metrics._pending_limit[0] = metrics._trace_time[0] + settings.max_pending_ops
 
 
 mark_step = sync
@@ -110,13 +205,13 @@ mark_step = sync
 
 def wait() -> None:
     """Block until every live value has been computed."""
-    arrays = [t.node.value for t in list(_live) if t.node.op == "data"]
+    arrays = [t.node.value for t in _snapshot() if t.node.op == "data"]
     jax.block_until_ready(arrays)
 
 
 def _donatable(program: Program, targets) -> tuple[int, ...]:
     """Inputs no live handle holds whose aval an output can reuse."""
-    held = {id(t.node) for t in list(_live)}
+    held = {id(t.node) for t in _snapshot()}
     out_avals: dict = {}
     for pos in program.output_positions:
         aval = program.nodes[pos].aval
@@ -129,9 +224,9 @@ def _donatable(program: Program, targets) -> tuple[int, ...]:
     return tuple(donate)
 
 
-def _executable(program: Program, donate: tuple[int, ...], cause: str):
-    key = (program.key, donate)
-    site = _call_site()
+def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str,
+                placement=None):
+    key = (program.key, donate) if placement is None else (program.key, donate, placement.key)
     executable = cache.lookup(key)
     if executable is not None:
         _site_history[site] = program
@@ -145,7 +240,7 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str):
         metrics.note_recompile(site, reason)
     _site_history[site] = program
     start = time.perf_counter()
-    lowered = lower(program, donate)
+    lowered = lower(program, donate, placement.shardings if placement else None)
     lowered_at = time.perf_counter()
     executable = lowered.compile()
     done = time.perf_counter()
@@ -153,7 +248,7 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str):
     metrics.add_time("compile", done - lowered_at)
     metrics.inc("compiles")
     cache.store(key, executable)
-    _log(cause, site, program, f"compiled in {(done - start) * 1e3:.1f} ms ({reason})")
+    _log(cause, site, program, f"compiled in {(done - start) * 1e3:.1f} ms ({reason})", reason)
     return executable
 
 
@@ -180,7 +275,7 @@ def explain_change(previous: Program, program: Program) -> str:
 
 
 def _call_site() -> str:
-    frame = sys._getframe(2)
+    frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not any(filename.startswith(p) for p in _internal_paths):
@@ -189,11 +284,9 @@ def _call_site() -> str:
     return "<unknown>"
 
 
-def _log(cause: str, site: str, program: Program, what: str) -> None:
-    if settings.debug:
-        print(f"[lazycore] sync cause={cause} site={site} outputs={len(program.output_positions)}"
-              f" nodes={len(program.nodes)} graph={hash(program.key) & 0xFFFFFFFF:08x}: {what}",
-              file=sys.stderr)
+def _log(cause: str, site: str, program: Program, what: str, reason: str | None = None) -> None:
+    """Record the sync (diagnostics: sync log, storm summary; printed when debugging)."""
+    diagnostics.on_sync(cause, site, program, hit=reason is None, reason=reason, detail=what)
 
 
 # -- observation -------------------------------------------------------------------
@@ -204,6 +297,8 @@ def materialize(tensor):
     if node.op not in LEAF_OPS:
         sync([tensor], cause="materialize")
         node = tensor.node
+    if node.op == "failed":
+        raise node.value
     if node.op != "data":
         tensor.node = data_node(jax.device_put(np.asarray(node.value), default_device()))
     return tensor.node.value
@@ -214,6 +309,9 @@ def to_numpy(tensor) -> np.ndarray:
     node = tensor.node
     if node.op in ("param", "const"):
         return np.array(node.value)
+    if node.op == "failed":
+        raise node.value
+    diagnostics.before_host_transfer()  # allow_sync(False) guard
     array = materialize(tensor)
     start = time.perf_counter()
     host = np.array(array)
@@ -244,3 +342,6 @@ def fallback(name: str, fn, tensors, *args, **kwargs):
     return jax.tree_util.tree_map(
         lambda v: asarray(v) if isinstance(v, np.ndarray | np.generic) else v, result,
         is_leaf=lambda v: isinstance(v, Tensor))
+
+
+_reset_trace_limit()

@@ -8,12 +8,16 @@ values nobody holds any more are never computed.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from . import runtime
 from .ir import LEAF_OPS, Aval, Node
 
-_register = runtime._live.add
+_live_add = runtime._live.add
+_ref = weakref.ref
+_discard = runtime._live.discard
 
 
 class Tensor:
@@ -21,7 +25,7 @@ class Tensor:
 
     def __init__(self, node: Node):
         self.node = node
-        _register(self)
+        _live_add(_ref(self, _discard))
 
     # -- abstract value, answered without a sync ---------------------------------
     @property

@@ -19,22 +19,33 @@ from .ops import registry
 from .tensor import Tensor
 
 _BAKED = (0, 1, -1)
-counters = metrics._counters
-trace_time = metrics._trace_time
+trace_time = metrics._trace_time  # [ops traced since reset, seconds]
+pending_limit = metrics._pending_limit  # [trace_time[0] value at which to cut the trace]
 
 
-def apply(op, operands, attrs: dict):
-    """Trace ``op`` on core ``Tensor`` operands; returns a Tensor (or a tuple)."""
+def call(op, *operands, **attrs):
+    """``OpDef.__call__``: trace ``op`` on core ``Tensor`` operands -> Tensor (or tuple)."""
     start = perf_counter()
     try:
-        nodes = tuple([o.node for o in operands])
+        if len(operands) == 2:  # unrolled: comprehensions cost a call each on 3.11
+            a, b = operands[0].node, operands[1].node
+            nodes, avals = (a, b), (a.aval, b.aval)
+        elif len(operands) == 1:
+            a = operands[0].node
+            nodes, avals = (a,), (a.aval,)
+        else:
+            nodes = tuple([o.node for o in operands])
+            avals = [n.aval for n in nodes]
     except AttributeError:
         bad = [type(o).__name__ for o in operands if not isinstance(o, Tensor)]
         raise TypeError(f"{op.name}: operands must be lazycore.Tensor, got {bad}") from None
-    avals = [n.aval for n in nodes]
-    frozen = freeze_attrs(attrs) if attrs else ()
     try:
-        aval = op.rule(*avals, **dict(frozen)) if frozen else op.rule(*avals)
+        if attrs:
+            frozen = freeze_attrs(attrs)
+            aval = op.rule(*avals, **dict(frozen))
+        else:
+            frozen = ()
+            aval = op.rule(*avals)
     except LazyError as e:
         if e.op is None:
             e.op = op.name
@@ -44,7 +55,6 @@ def apply(op, operands, attrs: dict):
         shapes = ", ".join(str(a) for a in avals)
         raise ShapeError(f"{e} (operands: {shapes})", op=op.name, shapes=avals) from e
     node = Node(op.name, nodes, frozen, aval)
-    counters["traced_ops"] += 1
     if op.multi_output:
         out = tuple(Tensor(Node("tuple_get", (node,), (("index", i),), a))
                     for i, a in enumerate(aval))
@@ -52,7 +62,21 @@ def apply(op, operands, attrs: dict):
         out = Tensor(node)
     trace_time[0] += 1
     trace_time[1] += perf_counter() - start
+    if trace_time[0] >= pending_limit[0]:
+        _cut_trace()
     return out
+
+
+def apply(op, operands, attrs: dict):
+    """Trace ``op`` with explicit operand and attribute containers."""
+    return call(op, *operands, **attrs)
+
+
+def _cut_trace() -> None:
+    """A trace that grows without a barrier is cut, so memory stays bounded."""
+    from . import runtime
+
+    runtime.sync(cause="trace_limit")
 
 
 def scalar(value, dtype, *, bake: bool | None = None) -> Tensor:
@@ -79,4 +103,4 @@ def _is_baked(value) -> bool:
         return False
 
 
-registry._apply = apply
+registry.OpDef.__call__ = call

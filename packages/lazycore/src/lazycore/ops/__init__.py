@@ -7,6 +7,12 @@ by side). ``OPS`` maps op names to definitions; ``lazycore.ops.add(x, y)`` trace
 from . import dynamic, elementwise, indexing, linalg, random, reduction, shape, sorting, spectral
 from .registry import OPS, OpDef, defop, get
 
+# every op as a module attribute (``lazycore.ops.add``) without a __getattr__ call;
+# decompositions that shadow builtins (abs, max, pow, slice) are only reachable here
+globals().update({name: op for name, op in OPS.items() if name not in ("linalg", "random")})
+globals().update({name[len("linalg_"):]: op for name, op in OPS.items()
+                  if name.startswith("linalg_")})
+
 
 def __getattr__(name: str) -> OpDef:
     op = OPS.get(name) or OPS.get(f"linalg_{name}")

@@ -12,13 +12,6 @@ from dataclasses import dataclass
 OPS: dict[str, OpDef] = {}
 
 
-def _apply(op, operands, attrs):
-    """Bound to ``lazycore.trace.apply`` once that module loads (avoids an import cycle)."""
-    from ..trace import apply
-
-    return apply(op, operands, attrs)
-
-
 @dataclass(frozen=True, slots=True)
 class OpDef:
     """A primitive. ``rule(*avals, **attrs)`` -> Aval (or tuple); ``lower(*jax_values, **attrs)``."""
@@ -29,8 +22,8 @@ class OpDef:
     lower: Callable
     multi_output: bool = False
 
-    def __call__(self, *operands, **attrs):
-        return _apply(self, operands, attrs)
+    def __call__(self, *operands, **attrs):  # replaced by lazycore.trace.call on import
+        raise RuntimeError("import lazycore before calling ops")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

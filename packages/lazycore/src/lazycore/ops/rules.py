@@ -46,23 +46,54 @@ def same_dtypes(name: str, avals) -> np.dtype:
     return dtype
 
 
+def _dtype_gate(name: str, cls: str):
+    """``check(aval)`` with the dtype-class answer memoized per dtype (hot path)."""
+    accepted: dict = {}
+    test = DTYPE_CLASSES[cls]
+
+    def check(aval: Aval) -> None:
+        ok = accepted.get(aval.dtype)
+        if ok is None:
+            ok = accepted[aval.dtype] = bool(test(aval.dtype))
+        if not ok:
+            check_dtype(name, cls, aval)
+    return check
+
+
+def _out_aval(out: str):
+    if out == "same":
+        return lambda a: a
+    cache: dict = {}
+
+    def make(a: Aval) -> Aval:
+        r = cache.get(a)
+        if r is None:
+            dtype = np.dtype(bool) if out == "bool" else real_dtype(a.dtype)
+            r = cache[a] = Aval(a.shape, dtype)
+        return r
+    return make
+
+
 def unary_rule(name: str, cls: str, out: str = "same"):
+    check, result = _dtype_gate(name, cls), _out_aval(out)
+
     def rule(x: Aval) -> Aval:
-        check_dtype(name, cls, x)
-        if out == "bool":
-            return Aval(x.shape, np.dtype(bool))
-        if out == "real":
-            return Aval(x.shape, real_dtype(x.dtype))
-        return x
+        check(x)
+        return result(x)
     return rule
 
 
 def nary_rule(name: str, cls: str, out: str = "same"):
+    check, result = _dtype_gate(name, cls), _out_aval(out)
+
     def rule(*avals: Aval) -> Aval:
-        shape = same_shapes(name, avals)
-        dtype = same_dtypes(name, avals)
-        check_dtype(name, cls, avals[0])
-        return Aval(shape, np.dtype(bool) if out == "bool" else dtype)
+        first = avals[0]
+        for a in avals[1:]:
+            if a is not first and a != first:
+                same_shapes(name, avals)
+                same_dtypes(name, avals)
+        check(first)
+        return result(first)
     return rule
 
 

@@ -1,0 +1,86 @@
+"""First-step time in a fresh process, with and without the persistent compile cache.
+
+Each row is one fresh interpreter (``_probe``) running one implementation's first step
+(trace + compile or cache load + execute, to a host-visible result; imports and model
+construction excluded and reported as ``import_s`` / ``setup_s``):
+
+* ``no_cache``     - persistent cache off: what every new process pays today;
+* ``cache_first``  - cache on, empty directory: pays the compile and writes the cache;
+* ``cache_second`` - cache on, the directory the first process wrote: a second process.
+
+Workloads: the MLP training step (``train_step``'s) for lazy_torch, lazy_tf and
+hand-written ``jax.jit`` (JAX's own persistent cache, for reference), and numexpr's
+``where`` expression for lazy_numpy. The target compares ``cache_second`` with
+``no_cache``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import tempfile
+
+from ._harness import row
+from ._probe import probe
+
+BENCH = "cold_start"
+MODES = ("no_cache", "cache_first", "cache_second")
+
+# impl -> (benchmark module, case)
+WORKLOADS = {
+    "lazy_torch": ("train_step", "mlp"),
+    "lazy_tf": ("train_step", "mlp"),
+    "lazy_numpy": ("numexpr_expr", "where"),
+    "jax_jit": ("train_step", "mlp"),
+}
+QUICK_IMPLS = ("lazy_numpy", "jax_jit")
+
+
+def _env(impl: str, cache_dir: str | None) -> dict:
+    """Environment for one probe: the cache switched on (at ``cache_dir``) or off."""
+    if impl == "jax_jit":
+        if cache_dir is None:
+            return {"JAX_COMPILATION_CACHE_DIR": None}
+        return {"JAX_COMPILATION_CACHE_DIR": cache_dir,
+                "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+                "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+    return {"LAZYCORE_PERSISTENT_CACHE": cache_dir, "JAX_COMPILATION_CACHE_DIR": None}
+
+
+def _one(impl: str, quick: bool, repeats: int) -> list[dict]:
+    module, case = WORKLOADS[impl]
+    samples: dict[str, list[dict]] = {m: [] for m in MODES}
+    for _ in range(repeats):
+        samples["no_cache"].append(probe(module, case, impl, quick=quick, steps=1,
+                                         env=_env(impl, None)))
+        cache_dir = tempfile.mkdtemp(prefix="lazytensor-cold-")
+        try:
+            for mode in ("cache_first", "cache_second"):
+                samples[mode].append(probe(module, case, impl, quick=quick, steps=1,
+                                           env=_env(impl, cache_dir)))
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+    rows = []
+    for mode, results in samples.items():
+        label = f"{module}.{case}/{mode}"
+        errors = [r["error"] for r in results if "error" in r]
+        if errors:
+            rows.append(row(BENCH, label, impl, median_s=None, runs=0, error=errors[0]))
+            continue
+        firsts = [r["first_step_s"] for r in results]
+        rows.append(row(
+            BENCH, label, impl, median_s=statistics.median(firsts), runs=len(firsts),
+            import_s=statistics.median(r["import_s"] for r in results),
+            setup_s=statistics.median(r["setup_s"] for r in results),
+            process_s=statistics.median(r["process_s"] for r in results),
+            counters=results[-1].get("counters_after_first", {}), mode=mode))
+    return rows
+
+
+def run(quick: bool) -> list[dict]:
+    rows = []
+    impls = QUICK_IMPLS if quick else tuple(WORKLOADS)
+    for impl in impls:
+        rows += _one(impl, quick, repeats=1 if quick else 3)
+    return rows
+

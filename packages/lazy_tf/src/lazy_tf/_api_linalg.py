@@ -1,0 +1,204 @@
+"""tf.linalg basics: products, decompositions, norms, diagonals."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from ._convert import np_dtype, same_dtype, static, static_int, to_core
+from ._table import FLOAT, INEXACT, NUMERIC, api, require
+
+ops, num = lc.ops, lc.numeric
+
+
+def _swap(t, conj=False):
+    perm = tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2)
+    out = ops.transpose(t, permutation=perm)
+    return ops.conj(out) if conj and lc.dtypes.is_complex(t.dtype) else out
+
+
+@api("linalg.matmul", "dot_general", tensors=("a", "b"))
+def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False,
+            name=None):
+    x, y = same_dtype(a, b)
+    require(x, NUMERIC, "matmul")
+    if x.ndim < 2 or y.ndim < 2:
+        raise lc.ShapeError("matmul needs rank >= 2 operands")
+    if transpose_a or adjoint_a:
+        x = _swap(x, adjoint_a)
+    if transpose_b or adjoint_b:
+        y = _swap(y, adjoint_b)
+    out = num.matmul(x, y)
+    return out if output_type is None else num.cast(out, np_dtype(output_type))
+
+
+@api("linalg.matvec", "dot_general", tensors=("a", "b"))
+def _matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
+            name=None):
+    x, v = same_dtype(a, b)
+    if transpose_a or adjoint_a:
+        x = _swap(x, adjoint_a)
+    out = num.matmul(x, num.expand_dims(v, v.ndim))
+    return num.squeeze(out, out.ndim - 1)
+
+
+@api("tensordot", "dot_general", tensors=("a", "b"))
+def _tensordot(a, b, axes, name=None):
+    x, y = same_dtype(a, b)
+    spec = static(axes)
+    if isinstance(spec, list) and len(spec) == 2 and all(isinstance(s, list | int) for s in spec):
+        spec = tuple(spec)
+    return num.tensordot(x, y, spec)
+
+
+def _square(t, what):
+    require(t, INEXACT, what)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise lc.ShapeError(f"{what} needs square matrices, got {t.shape}")
+    return t
+
+
+@api("linalg.inv", "linalg_inv", tensors=("input",))
+def _inv(input, adjoint=False, name=None):  # noqa: A002
+    t = _square(to_core(input), "inv")
+    return ops.linalg_inv(_swap(t, True) if adjoint else t)
+
+
+@api("linalg.det", "linalg_det", tensors=("input",))
+def _det(input, name=None):  # noqa: A002
+    return ops.linalg_det(_square(to_core(input), "det"))
+
+
+@api("linalg.slogdet", "linalg_slogdet", tensors=("input",))
+def _slogdet(input, name=None):  # noqa: A002
+    sign, logdet = ops.linalg_slogdet(_square(to_core(input), "slogdet"))
+    return sign, logdet
+
+
+@api("linalg.logdet", "linalg_cholesky, log, reduce_sum", tensors=("matrix",))
+def _logdet(matrix, name=None):
+    chol = ops.linalg_cholesky(_square(to_core(matrix), "logdet"))
+    diag = num.diagonal(chol, 0, -2, -1)
+    s = num.sum(ops.log(ops.real(diag)), -1)
+    return ops.add(s, s)
+
+
+@api("linalg.cholesky", "linalg_cholesky", tensors=("input",))
+def _cholesky(input, name=None):  # noqa: A002
+    return ops.linalg_cholesky(_square(to_core(input), "cholesky"))
+
+
+@api("linalg.solve", "linalg_solve", tensors=("matrix", "rhs"))
+def _solve(matrix, rhs, adjoint=False, name=None):
+    m, r = same_dtype(matrix, rhs)
+    m = _square(m, "solve")
+    if r.ndim < 2 or r.shape[-2] != m.shape[-1]:
+        raise lc.ShapeError(f"rhs shape {r.shape} does not match matrix {m.shape}")
+    return ops.linalg_solve(_swap(m, True) if adjoint else m, r)
+
+
+@api("linalg.triangular_solve", "linalg_triangular_solve", tensors=("matrix", "rhs"))
+def _triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    m, r = same_dtype(matrix, rhs)
+    return ops.linalg_triangular_solve(_square(m, "triangular_solve"), r, left_side=True,
+                                       lower=bool(lower), transpose_a=bool(adjoint))
+
+
+@api("linalg.qr", "linalg_qr", tensors=("input",))
+def _qr(input, full_matrices=False, name=None):  # noqa: A002
+    t = require(to_core(input), INEXACT, "qr")
+    q, r = ops.linalg_qr(t, mode="complete" if full_matrices else "reduced")
+    return q, r
+
+
+@api("linalg.eigh", "linalg_eigh", tensors=("tensor",))
+def _eigh(tensor, name=None):
+    w, v = ops.linalg_eigh(_square(to_core(tensor), "eigh"))
+    return w, v
+
+
+@api("linalg.svd", "linalg_svd", tensors=("tensor",))
+def _svd(tensor, full_matrices=False, compute_uv=True, name=None):
+    t = require(to_core(tensor), INEXACT, "svd")
+    if not compute_uv:
+        return ops.linalg_svdvals(t)
+    u, s, vh = ops.linalg_svd(t, full_matrices=bool(full_matrices))
+    return s, u, _swap(vh, True)  # TF returns (s, u, v) with v, not v^H
+
+
+@api("linalg.trace", "diagonal, reduce_sum", tensors=("x",))
+def _trace(x, name=None):
+    t = require(to_core(x), NUMERIC, "trace")
+    return num.sum(num.diagonal(t, 0, -2, -1), -1, dtype=t.dtype)
+
+
+@api("linalg.diag_part", "gather (diagonal)", tensors=("input",))
+def _diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
+    if static(k) != 0:
+        raise NotImplementedError("diag_part with k != 0 runs eagerly")
+    return num.diagonal(to_core(input), 0, -2, -1)
+
+
+@api("linalg.diag", "eye, mul", tensors=("diagonal",))
+def _diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
+          align="RIGHT_LEFT"):
+    if static(k) != 0 or static(num_rows) != -1 or static(num_cols) != -1:
+        raise NotImplementedError("diag with k/num_rows/num_cols runs eagerly")
+    d = to_core(diagonal)
+    n = d.shape[-1]
+    shape = d.shape + (n,)
+    eye = num.broadcast_to(num.eye(n, dtype=np.bool_), shape)
+    vals = num.broadcast_to(num.expand_dims(d, d.ndim), shape)
+    return ops.select(eye, vals, num.zeros(shape, d.dtype))
+
+
+@api("linalg.band_part", "iota, select", tensors=("input",))
+def _band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    t = to_core(input)
+    lo, hi = static_int(num_lower), static_int(num_upper)
+    n, m = t.shape[-2:]
+    rows = ops.iota(dtype=np.int64, shape=(n, m), dimension=0)
+    cols = ops.iota(dtype=np.int64, shape=(n, m), dimension=1)
+    diff = ops.sub(rows, cols)  # i - j
+    keep = num.full((n, m), True, np.bool_)
+    if lo >= 0:
+        keep = ops.get("and")(keep, ops.le(diff, num.full((n, m), lo, np.int64)))
+    if hi >= 0:
+        keep = ops.get("and")(keep, ops.ge(diff, num.full((n, m), -hi, np.int64)))
+    return ops.select(num.broadcast_to(keep, t.shape), t, num.zeros(t.shape, t.dtype))
+
+
+def _norm_core(t, ord, axis, keepdims):
+    axes = num.normalize_axes(axis, t.ndim) if axis is not None else tuple(range(t.ndim))
+    a = ops.abs(t) if lc.dtypes.is_complex(t.dtype) else t
+    if ord in ("euclidean", "fro", 2, 2.0) and (len(axes) == 1 or ord != 2 or axis is None):
+        s = num.sum(ops.mul(a, a), axes, keepdims=keepdims)
+        return ops.sqrt(s)
+    if len(axes) == 1 and ord in (1, 1.0):
+        return num.sum(ops.abs(a), axes, keepdims=keepdims)
+    if len(axes) == 1 and ord == np.inf:
+        return num.max(ops.abs(a), axes, keepdims=keepdims)
+    raise NotImplementedError(f"norm ord={ord} over {len(axes)} axes runs eagerly")
+
+
+@api("norm", "mul, reduce_sum, sqrt", tensors=("tensor",))
+def _norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
+    t = require(to_core(tensor), INEXACT, "norm")
+    return _norm_core(t, ord, static(axis), bool(keepdims))
+
+
+@api("math.l2_normalize", "mul, reduce_sum, rsqrt, max", tensors=("x",))
+def _l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    t = require(to_core(x), FLOAT, "l2_normalize")
+    axes = num.normalize_axes(static(axis if dim is None else dim), t.ndim)
+    sq = num.sum(ops.mul(t, t), axes, keepdims=True)
+    inv = ops.rsqrt(ops.max(sq, num.full(sq.shape, float(epsilon), sq.dtype)))
+    return ops.mul(t, num.broadcast_to(inv, t.shape))
+
+
+@api("linalg.pinv", "linalg_pinv", tensors=("a",))
+def _pinv(a, rcond=None, validate_args=False, name=None):
+    if rcond is not None:
+        raise NotImplementedError("pinv with rcond runs eagerly")
+    return ops.linalg_pinv(require(to_core(a), FLOAT, "pinv"))

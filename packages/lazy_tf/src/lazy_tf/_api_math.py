@@ -1,0 +1,399 @@
+"""tf.math: elementwise (unary/binary), reductions, cumulative ops."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from ._convert import broadcast, np_dtype, same_dtype, static, to_core
+from ._table import BOOL, FLOAT, INEXACT, INT, NUMERIC, REAL, api, binary, require, unary
+
+ops, num = lc.ops, lc.numeric
+
+
+def _full(t, value):
+    return num.full(t.shape, value, t.dtype)
+
+
+# -- unary: one core op each ---------------------------------------------------------
+for _tf, _op, _ok in [
+    ("math.abs", "abs", NUMERIC), ("math.negative", "neg", NUMERIC), ("math.sign", "sign", NUMERIC),
+    ("math.exp", "exp", INEXACT), ("math.expm1", "expm1", INEXACT), ("math.log", "log", INEXACT),
+    ("math.log1p", "log1p", INEXACT), ("math.sqrt", "sqrt", INEXACT), ("math.rsqrt", "rsqrt", INEXACT),
+    ("math.sin", "sin", INEXACT), ("math.cos", "cos", INEXACT), ("math.tan", "tan", INEXACT),
+    ("math.asin", "asin", INEXACT), ("math.acos", "acos", INEXACT), ("math.atan", "atan", INEXACT),
+    ("math.sinh", "sinh", INEXACT), ("math.cosh", "cosh", INEXACT), ("math.tanh", "tanh", INEXACT),
+    ("math.asinh", "asinh", INEXACT), ("math.acosh", "acosh", INEXACT),
+    ("math.atanh", "atanh", INEXACT), ("math.sigmoid", "logistic", INEXACT),
+    ("math.erf", "erf", FLOAT), ("math.erfc", "erfc", FLOAT), ("math.erfinv", "erf_inv", FLOAT),
+    ("math.lgamma", "lgamma", FLOAT), ("math.digamma", "digamma", FLOAT),
+    ("math.bessel_i0e", "bessel_i0e", FLOAT), ("math.bessel_i1e", "bessel_i1e", FLOAT),
+    ("math.floor", "floor", FLOAT), ("math.ceil", "ceil", FLOAT),
+    ("math.rint", "round_half_even", FLOAT), ("math.is_finite", "is_finite", FLOAT),
+    ("math.real", "real", None), ("math.imag", "imag", None), ("math.conj", "conj", None),
+    ("math.logical_not", "not", BOOL), ("bitwise.invert", "not", INT),
+]:
+    unary(_tf, _op, dtypes=_ok)
+
+
+@unary("math.square", lowers_to="mul")
+def _square(x, name=None):
+    t = require(to_core(x), NUMERIC, "square")
+    return ops.mul(t, t)
+
+
+@unary("math.reciprocal", lowers_to="div")
+def _reciprocal(x, name=None):
+    t = require(to_core(x), NUMERIC, "reciprocal")
+    return ops.div(_full(t, 1), t)
+
+
+@unary("math.reciprocal_no_nan", lowers_to="div, select")
+def _reciprocal_no_nan(x, name=None):
+    t = require(to_core(x), INEXACT, "reciprocal_no_nan")
+    zero = _full(t, 0)
+    is_zero = ops.eq(t, zero)
+    return ops.select(is_zero, zero, ops.div(_full(t, 1), ops.select(is_zero, _full(t, 1), t)))
+
+
+@unary("math.round", lowers_to="round_half_even")
+def _round(x, name=None):
+    t = to_core(x)
+    return t if lc.dtypes.is_integer(t.dtype) else ops.round_half_even(require(t, FLOAT, "round"))
+
+
+@unary("math.is_nan", lowers_to="ne")
+def _is_nan(x, name=None):
+    t = require(to_core(x), FLOAT, "is_nan")
+    return ops.ne(t, t)
+
+
+@unary("math.is_inf", lowers_to="abs, eq")
+def _is_inf(x, name=None):
+    t = require(to_core(x), FLOAT, "is_inf")
+    return ops.eq(ops.abs(t), _full(t, np.inf))
+
+
+def softplus_core(t):
+    # log1p(exp(-|x|)) + max(x, 0): stable for large |x|
+    return ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(t)))), ops.max(t, _full(t, 0)))
+
+
+@unary("math.softplus", lowers_to="exp, log1p, max")
+def _softplus(features, name=None):
+    return softplus_core(require(to_core(features), FLOAT, "softplus"))
+
+
+@unary("math.log_sigmoid", lowers_to="softplus (composite)")
+def _log_sigmoid(x, name=None):
+    t = require(to_core(x), FLOAT, "log_sigmoid")
+    return ops.neg(softplus_core(ops.neg(t)))
+
+
+@unary("math.ndtri", lowers_to="erf_inv")
+def _ndtri(x, name=None):
+    t = require(to_core(x), FLOAT, "ndtri")
+    return ops.mul(_full(t, np.sqrt(2.0)), ops.erf_inv(ops.sub(ops.add(t, t), _full(t, 1))))
+
+
+@unary("cast", lowers_to="convert")
+def _cast(x, dtype, name=None):
+    return num.cast(to_core(x), np_dtype(dtype))
+
+
+@unary("dtypes.saturate_cast", lowers_to="clamp, convert")
+def _saturate_cast(value, dtype, name=None):
+    t, target = to_core(value), np_dtype(dtype)
+    if lc.dtypes.is_integer(target) and not lc.dtypes.is_complex(t.dtype):
+        info = np.iinfo(target)
+        lo = max(info.min, -np.inf if lc.dtypes.is_floating(t.dtype) else np.iinfo(t.dtype).min)
+        hi = min(info.max, np.inf if lc.dtypes.is_floating(t.dtype) else np.iinfo(t.dtype).max)
+        t = ops.clamp(_full(t, lo), t, _full(t, hi))
+    return num.cast(t, target)
+
+
+@unary("clip_by_value", lowers_to="min, max")
+def _clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    x, lo, hi = same_dtype(t, clip_value_min, clip_value_max)
+    shape = num.broadcast_shapes(x.shape, lo.shape, hi.shape)
+    x, lo, hi = (num.broadcast_to(v, shape) for v in (x, lo, hi))
+    return ops.max(ops.min(x, hi), lo)
+
+
+@unary("zeros_like", lowers_to="broadcast_in_dim")
+def _zeros_like(input, dtype=None, name=None):  # noqa: A002 - TF's parameter name
+    t = to_core(input)
+    return num.zeros(t.shape, np_dtype(dtype) or t.dtype)
+
+
+@unary("ones_like", lowers_to="broadcast_in_dim")
+def _ones_like(input, dtype=None, name=None):  # noqa: A002
+    t = to_core(input)
+    return num.ones(t.shape, np_dtype(dtype) or t.dtype)
+
+
+# -- binary: one core op each ---------------------------------------------------------
+for _tf, _op, _ok in [
+    ("math.add", "add", NUMERIC), ("math.subtract", "sub", NUMERIC),
+    ("math.multiply", "mul", NUMERIC), ("math.maximum", "max", REAL),
+    ("math.minimum", "min", REAL), ("math.pow", "pow", NUMERIC), ("math.atan2", "atan2", FLOAT),
+    ("math.equal", "eq", None), ("math.not_equal", "ne", None), ("math.less", "lt", REAL),
+    ("math.less_equal", "le", REAL), ("math.greater", "gt", REAL),
+    ("math.greater_equal", "ge", REAL), ("math.logical_and", "and", BOOL),
+    ("math.logical_or", "or", BOOL), ("bitwise.bitwise_and", "and", INT),
+    ("bitwise.bitwise_or", "or", INT), ("bitwise.bitwise_xor", "xor", INT),
+    ("bitwise.left_shift", "shift_left", INT), ("realdiv", "div", INEXACT),
+    ("truncatediv", "div", NUMERIC), ("truncatemod", "rem", REAL),
+    ("math.nextafter", "nextafter", FLOAT), ("math.igamma", "igamma", FLOAT),
+    ("math.igammac", "igammac", FLOAT),
+]:
+    binary(_tf, _op, dtypes=_ok)
+
+
+@binary("bitwise.right_shift", lowers_to="shift_right_arithmetic / shift_right_logical")
+def _right_shift(x, y, name=None):
+    a, b = broadcast(x, y)
+    require(a, INT, "right_shift")
+    op = ops.shift_right_logical if lc.dtypes.is_unsigned(a.dtype) else ops.shift_right_arithmetic
+    return op(a, b)
+
+
+@binary("math.logical_xor", lowers_to="xor")
+def _logical_xor(x, y, name=None):
+    a, b = broadcast(x, y)
+    return ops.xor(require(a, BOOL, "logical_xor"), b)
+
+
+_TRUEDIV = {1: np.float32, 2: np.float32, 4: np.float64, 8: np.float64}
+
+
+def truediv_core(a, b):
+    """TF's ``/``: integers divide in float32 (8/16-bit) or float64 (32/64-bit)."""
+    if lc.dtypes.is_integer(a.dtype):
+        target = _TRUEDIV[a.dtype.itemsize]
+        a, b = num.cast(a, target), num.cast(b, target)
+    return ops.div(require(a, NUMERIC, "truediv"), b)
+
+
+@binary("math.truediv", lowers_to="div (+convert for integers)")
+def _truediv(x, y, name=None):
+    return truediv_core(*broadcast(x, y))
+
+
+@binary("math.divide", lowers_to="div (+convert for integers)")
+def _divide(x, y, name=None):
+    return truediv_core(*broadcast(x, y))
+
+
+@binary("math.floordiv", lowers_to="floor_divide (composite)")
+def _floordiv(x, y, name=None):
+    a, b = broadcast(x, y)
+    return num.floor_divide(require(a, REAL, "floordiv"), b)
+
+
+@binary("floor_div", lowers_to="floor_divide (composite)")
+def _floor_div(x, y, name=None):
+    return _floordiv(x, y)
+
+
+@binary("div", lowers_to="floor_divide / div")
+def _div_v1(x, y, name=None):
+    a, b = broadcast(x, y)
+    return num.floor_divide(a, b) if lc.dtypes.is_integer(a.dtype) else ops.div(a, b)
+
+
+@binary("math.floormod", lowers_to="floor_mod (composite)")
+def _floormod(x, y, name=None):
+    a, b = broadcast(x, y)
+    return num.floor_mod(require(a, REAL, "floormod"), b)
+
+
+@binary("math.squared_difference", lowers_to="sub, mul")
+def _squared_difference(x, y, name=None):
+    a, b = broadcast(x, y)
+    d = ops.sub(require(a, NUMERIC, "squared_difference"), b)
+    return ops.mul(d, ops.conj(d)) if lc.dtypes.is_complex(d.dtype) else ops.mul(d, d)
+
+
+def _zero_where(cond_zero, value, t):
+    return ops.select(cond_zero, _full(t, 0), value)
+
+
+@binary("math.divide_no_nan", lowers_to="div, select")
+def _divide_no_nan(x, y, name=None):
+    a, b = broadcast(x, y)
+    require(a, INEXACT, "divide_no_nan")
+    zero = ops.eq(b, _full(b, 0))
+    return _zero_where(zero, ops.div(a, ops.select(zero, _full(b, 1), b)), a)
+
+
+@binary("math.multiply_no_nan", lowers_to="mul, select")
+def _multiply_no_nan(x, y, name=None):
+    a, b = broadcast(x, y)
+    require(a, INEXACT, "multiply_no_nan")
+    return _zero_where(ops.eq(b, _full(b, 0)), ops.mul(a, b), a)
+
+
+@binary("math.xdivy", lowers_to="div, select")
+def _xdivy(x, y, name=None):
+    a, b = broadcast(x, y)
+    require(a, INEXACT, "xdivy")
+    return _zero_where(ops.eq(a, _full(a, 0)), ops.div(a, b), a)
+
+
+@binary("math.xlogy", lowers_to="log, mul, select")
+def _xlogy(x, y, name=None):
+    a, b = broadcast(x, y)
+    require(a, INEXACT, "xlogy")
+    return _zero_where(ops.eq(a, _full(a, 0)), ops.mul(a, ops.log(b)), a)
+
+
+@binary("math.xlog1py", lowers_to="log1p, mul, select")
+def _xlog1py(x, y, name=None):
+    a, b = broadcast(x, y)
+    require(a, INEXACT, "xlog1py")
+    return _zero_where(ops.eq(a, _full(a, 0)), ops.mul(a, ops.log1p(b)), a)
+
+
+@binary("math.scalar_mul", lowers_to="mul")
+def _scalar_mul(scalar, x, name=None):
+    a, b = broadcast(x, scalar)
+    return ops.mul(b, a)
+
+
+@binary("dtypes.complex", lowers_to="complex")
+def _complex(real, imag, name=None):
+    a, b = broadcast(real, imag)
+    return ops.complex(require(a, FLOAT, "complex"), b)
+
+
+@binary("nn.sigmoid_cross_entropy_with_logits", lowers_to="max, mul, log1p, exp")
+def _sigmoid_xent(labels=None, logits=None, name=None):
+    z, x = broadcast(labels, logits)
+    if z.shape != to_core(logits).shape:
+        raise lc.ShapeError("logits and labels must have the same shape")
+    # max(x, 0) - x * z + log(1 + exp(-|x|))
+    return ops.add(ops.sub(ops.max(x, _full(x, 0)), ops.mul(x, z)),
+                   ops.log1p(ops.exp(ops.neg(ops.abs(x)))))
+
+
+# -- reductions ----------------------------------------------------------------------
+def _axes(axis, ndim):
+    return num.normalize_axes(static(axis), ndim)
+
+
+def _reducer(name, core, check):
+    def impl(input_tensor, axis=None, keepdims=False, name=None):
+        t = require(to_core(input_tensor), check, name)
+        return num.reduce(core, t, _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
+    return impl
+
+
+for _tf, _core, _ok in [
+    ("math.reduce_sum", "reduce_sum", NUMERIC), ("math.reduce_prod", "reduce_prod", NUMERIC),
+    ("math.reduce_max", "reduce_max", REAL), ("math.reduce_min", "reduce_min", REAL),
+    ("math.reduce_all", "reduce_and", BOOL), ("math.reduce_any", "reduce_or", BOOL),
+]:
+    api(_tf, _core, tensors=("input_tensor",))(_reducer(_tf, _core, _ok))
+
+
+@api("math.reduce_mean", "reduce_sum, div", tensors=("input_tensor",))
+def _reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    t = require(to_core(input_tensor), NUMERIC, "reduce_mean")
+    axes = _axes(axis, t.ndim)
+    total = num.reduce("reduce_sum", t, axes, bool(keepdims), dtype=t.dtype)
+    n = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
+    return ops.div(total, _full(total, n))  # integers: truncating, as TF
+
+
+@api("math.reduce_variance", "var (composite)", tensors=("input_tensor",))
+def _reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    t = require(to_core(input_tensor), INEXACT, "reduce_variance")
+    return num.var(t, _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
+
+
+@api("math.reduce_std", "std (composite)", tensors=("input_tensor",))
+def _reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    t = require(to_core(input_tensor), INEXACT, "reduce_std")
+    return num.std(t, _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
+
+
+@api("math.reduce_logsumexp", "logsumexp (composite)", tensors=("input_tensor",))
+def _reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    t = require(to_core(input_tensor), FLOAT, "reduce_logsumexp")
+    return num.logsumexp(t, _axes(axis, t.ndim), bool(keepdims))
+
+
+@api("math.reduce_euclidean_norm", "mul, reduce_sum, sqrt", tensors=("input_tensor",))
+def _reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    t = require(to_core(input_tensor), NUMERIC, "reduce_euclidean_norm")
+    s = num.reduce("reduce_sum", ops.mul(t, t), _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
+    if lc.dtypes.is_integer(t.dtype):
+        return num.cast(ops.sqrt(num.cast(s, np.float64)), t.dtype)
+    return ops.sqrt(s)
+
+
+@api("math.count_nonzero", "ne, reduce_sum", tensors=("input",))
+def _count_nonzero(input, axis=None, keepdims=None, dtype="int64", name=None):  # noqa: A002
+    t = to_core(input)
+    nz = ops.ne(t, _full(t, 0))
+    return num.reduce("reduce_sum", num.cast(nz, np_dtype(dtype)), _axes(axis, t.ndim),
+                      bool(keepdims), dtype=np_dtype(dtype))
+
+
+def _arg(core):
+    def impl(input, axis=None, output_type="int64", name=None):  # noqa: A002
+        t = require(to_core(input), REAL, core)
+        a = 0 if axis is None else static(axis)
+        fn = num.argmax if core == "argmax" else num.argmin
+        return fn(t, axis=a, index_dtype=np_dtype(output_type))
+    return impl
+
+
+api("math.argmax", "argmax", tensors=("input",))(_arg("argmax"))
+api("math.argmin", "argmin", tensors=("input",))(_arg("argmin"))
+
+
+def _cumulative(core, check):
+    def impl(x, axis=0, exclusive=False, reverse=False, name=None):
+        t = require(to_core(x), check, core)
+        (a,) = num.normalize_axes(static(axis), t.ndim)
+        out = num.cumulative(core, t, a, reverse=bool(reverse), dtype=t.dtype)
+        if not exclusive:
+            return out
+        # exclusive: shift by one along the axis, filling with the identity
+        ident = {"cumsum": 0, "cumprod": 1, "cumlogsumexp": -np.inf}[core]
+        n = t.shape[a]
+        lo, hi = [0] * t.ndim, list(t.shape)
+        if reverse:
+            lo[a] = 1
+        else:
+            hi[a] = n - 1
+        kept = ops.slice(out, start_indices=tuple(lo), limit_indices=tuple(hi))
+        pad = [(0, 0, 0)] * t.ndim
+        pad[a] = (0, 1, 0) if reverse else (1, 0, 0)
+        return ops.pad(kept, lc.scalar(ident, t.dtype), padding_config=tuple(pad))
+    return impl
+
+
+api("math.cumsum", "cumsum", tensors=("x",))(_cumulative("cumsum", NUMERIC))
+api("math.cumprod", "cumprod", tensors=("x",))(_cumulative("cumprod", NUMERIC))
+api("math.cumulative_logsumexp", "cumlogsumexp", tensors=("x",))(
+    _cumulative("cumlogsumexp", FLOAT))
+
+
+@api("math.add_n", "add", lists=("inputs",))
+def _add_n(inputs, name=None):
+    ts = same_dtype(*inputs)
+    if any(t.shape != ts[0].shape for t in ts):
+        raise lc.ShapeError("add_n: all inputs must have the same shape")
+    out = ts[0]
+    for t in ts[1:]:
+        out = ops.add(out, t)
+    return out
+
+
+@api("__operators__.add", "add", tensors=("x", "y"))
+def _operator_add(x, y, name=None):
+    a, b = broadcast(x, y)
+    return ops.add(require(a, NUMERIC, "add"), b)

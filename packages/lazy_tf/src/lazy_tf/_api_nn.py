@@ -1,0 +1,281 @@
+"""tf.nn: activations, softmax, losses, conv, pooling, dropout, normalization helpers."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from ._api_random import next_key
+from ._convert import broadcast, same_dtype, static, to_core
+from ._table import FLOAT, INT, NUMERIC, REAL, api, require, unary
+
+ops, num = lc.ops, lc.numeric
+
+
+def _full(t, value):
+    return num.full(t.shape, value, t.dtype)
+
+
+def _axis(axis) -> int:
+    return -1 if axis is None else int(static(axis))
+
+
+@unary("nn.relu", lowers_to="max")
+def _relu(features, name=None):
+    t = require(to_core(features), REAL, "relu")
+    return ops.max(t, _full(t, 0))
+
+
+@unary("nn.relu6", lowers_to="clamp")
+def _relu6(features, name=None):
+    t = require(to_core(features), REAL, "relu6")
+    return ops.clamp(_full(t, 0), t, _full(t, 6))
+
+
+@unary("nn.elu", lowers_to="expm1, select")
+def _elu(features, name=None):
+    t = require(to_core(features), FLOAT, "elu")
+    return ops.select(ops.gt(t, _full(t, 0)), t, ops.expm1(t))
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+@unary("nn.selu", lowers_to="expm1, select, mul")
+def _selu(features, name=None):
+    t = require(to_core(features), FLOAT, "selu")
+    neg = ops.mul(_full(t, _SELU_ALPHA), ops.expm1(t))
+    return ops.mul(_full(t, _SELU_SCALE), ops.select(ops.gt(t, _full(t, 0)), t, neg))
+
+
+@unary("nn.leaky_relu", lowers_to="mul, select")
+def _leaky_relu(features, alpha=0.2, name=None):
+    t = require(to_core(features), NUMERIC, "leaky_relu")
+    if lc.dtypes.is_integer(t.dtype):
+        t = num.cast(t, np.float32)  # TF casts integer features to float32
+    return ops.select(ops.gt(t, _full(t, 0)), t, ops.mul(t, _full(t, float(alpha))))
+
+
+@unary("nn.gelu", lowers_to="gelu (composite)")
+def _gelu(features, approximate=False, name=None):
+    t = require(to_core(features), FLOAT, "gelu")
+    return num.gelu(t, "tanh" if approximate else "none")
+
+
+@unary("nn.silu", lowers_to="logistic, mul")
+def _silu(features, beta=1.0, name=None):
+    t = require(to_core(features), FLOAT, "silu")
+    if beta == 1.0:
+        return ops.mul(t, ops.logistic(t))
+    b = num.broadcast_to(to_core(beta, t.dtype), t.shape)
+    return ops.mul(t, ops.logistic(ops.mul(t, b)))
+
+
+@unary("nn.softsign", lowers_to="abs, div")
+def _softsign(features, name=None):
+    t = require(to_core(features), FLOAT, "softsign")
+    return ops.div(t, ops.add(_full(t, 1), ops.abs(t)))
+
+
+@unary("nn.log_softmax", lowers_to="log_softmax (composite)")
+def _log_softmax(logits, axis=None, name=None):
+    t = require(to_core(logits), FLOAT, "log_softmax")
+    return num.log_softmax(t, _axis(axis))
+
+
+@api("nn.softmax", "softmax (composite)", tensors=("logits",))
+def _softmax(logits, axis=None, name=None):
+    t = require(to_core(logits), FLOAT, "softmax")
+    return num.softmax(t, _axis(axis))
+
+
+@api("nn.sparse_softmax_cross_entropy_with_logits", "cross_entropy (composite)",
+     tensors=("labels", "logits"))
+def _sparse_xent(labels, logits, name=None):
+    x = require(to_core(logits), FLOAT, "sparse_softmax_cross_entropy_with_logits")
+    y = require(to_core(labels), INT, "labels")
+    if x.ndim == 0 or y.shape != x.shape[:-1]:
+        raise ValueError(f"Shape mismatch: The shape of labels (received {y.shape}) should "
+                         f"equal the shape of logits except for the last dimension "
+                         f"(received {x.shape}).")
+    return num.cross_entropy(x, y, reduction="none", class_axis=-1, ignore_index=-(2 ** 31))
+
+
+@api("nn.softmax_cross_entropy_with_logits", "log_softmax, mul, reduce_sum",
+     tensors=("labels", "logits"))
+def _softmax_xent(labels, logits, axis=-1, name=None):
+    z, x = broadcast(labels, logits)
+    require(x, FLOAT, "softmax_cross_entropy_with_logits")
+    a = _axis(axis)
+    return ops.neg(num.sum(ops.mul(z, num.log_softmax(x, a)), a))
+
+
+@api("nn.weighted_cross_entropy_with_logits", "log1p, exp, mul", tensors=("labels", "logits"))
+def _weighted_xent(labels, logits, pos_weight, name=None):
+    z, x, q = broadcast(labels, logits, pos_weight)
+    require(x, FLOAT, "weighted_cross_entropy_with_logits")
+    one = _full(x, 1)
+    log_weight = ops.add(one, ops.mul(ops.sub(q, one), z))
+    soft = ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(x)))), ops.max(ops.neg(x), _full(x, 0)))
+    return ops.add(ops.mul(ops.sub(one, z), x), ops.mul(log_weight, soft))
+
+
+@api("nn.l2_loss", "mul, reduce_sum", tensors=("t",))
+def _l2_loss(t, name=None):
+    x = require(to_core(t), FLOAT, "l2_loss")
+    s = num.sum(ops.mul(x, x))
+    return ops.div(s, _full(s, 2))
+
+
+@api("nn.bias_add", "add", tensors=("value", "bias"))
+def _bias_add(value, bias, data_format=None, name=None):
+    x, b = same_dtype(value, bias)
+    if b.ndim != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {b.ndim}")
+    channels_first = data_format is not None and str(data_format).startswith("NC")
+    c = 1 if channels_first else x.ndim - 1
+    if x.ndim < 2 or x.shape[c] != b.shape[0]:
+        raise lc.ShapeError(f"bias of size {b.shape[0]} does not match dimension {c} of {x.shape}")
+    shape = tuple(s if i == c else 1 for i, s in enumerate(x.shape))
+    return ops.add(x, num.broadcast_to(ops.reshape(b, new_sizes=shape), x.shape))
+
+
+@api("nn.moments", "mean, var (composites)", tensors=("x",))
+def _moments(x, axes, shift=None, keepdims=False, name=None):
+    t = require(to_core(x), FLOAT, "moments")
+    a = num.normalize_axes(static(axes), t.ndim)
+    m = num.mean(t, a, keepdims=True)
+    v = num.mean(ops.mul(ops.sub(t, num.broadcast_to(m, t.shape)),
+                         ops.sub(t, num.broadcast_to(m, t.shape))), a, keepdims=True)
+    if not keepdims:
+        m, v = num.squeeze(m, a), num.squeeze(v, a)
+    return m, v
+
+
+@api("nn.batch_normalization", "sub, rsqrt, mul, add",
+     tensors=("x", "mean", "variance", "offset", "scale"))
+def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    t, m, v = broadcast(x, mean, variance)
+    inv = ops.rsqrt(ops.add(v, _full(v, float(variance_epsilon))))
+    if scale is not None:
+        inv = ops.mul(inv, num.broadcast_to(to_core(scale, t.dtype), inv.shape))
+    y = ops.mul(ops.sub(t, m), inv)
+    if offset is not None:
+        y = ops.add(y, num.broadcast_to(to_core(offset, t.dtype), y.shape))
+    return y
+
+
+@api("nn.embedding_lookup", "gather", tensors=("params", "ids"))
+def _embedding_lookup(params, ids, max_norm=None, name=None):
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup with max_norm runs eagerly")
+    return num.take(to_core(params), require(to_core(ids), INT, "ids"), 0)
+
+
+@api("nn.dropout", "random_uniform, ge, select", tensors=("x",))
+def _dropout(x, rate, noise_shape=None, seed=None, name=None):
+    t = require(to_core(x), FLOAT, "dropout")
+    rate = float(static(rate))
+    if not 0 <= rate < 1:
+        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
+                         f"Received: rate={rate}")
+    if rate == 0:
+        return t
+    shape = t.shape if noise_shape is None else tuple(int(s) for s in static(noise_shape))
+    u = ops.random_uniform(next_key(seed), shape=shape, dtype=t.dtype)
+    keep = num.broadcast_to(ops.ge(u, num.full(shape, rate, t.dtype)), t.shape)
+    return ops.select(keep, ops.mul(t, _full(t, 1.0 / (1.0 - rate))), _full(t, 0))
+
+
+# -- convolution and pooling (channels last, TF's default layouts) ---------------------
+def _spatial(v, nd: int, what: str) -> tuple:
+    """TF accepts an int, N ints, or N+2 ints (with 1s for batch and channels)."""
+    v = static(v)
+    v = [v] if isinstance(v, int) else list(v)
+    if len(v) == 1:
+        return tuple(v) * nd
+    if len(v) == nd:
+        return tuple(v)
+    if len(v) == nd + 2:
+        return tuple(v[1:-1])
+    raise ValueError(f"{what} should be of length 1, {nd} or {nd + 2}. Received: {what}={v}")
+
+
+def _padding(padding, nd):
+    if isinstance(padding, str):
+        p = padding.upper()
+        if p not in ("SAME", "VALID"):
+            raise ValueError(f"padding must be 'SAME', 'VALID' or explicit, got {padding!r}")
+        return p
+    pads = static(padding)
+    if len(pads) != nd + 2:
+        raise ValueError(f"explicit padding needs {nd + 2} [before, after] pairs")
+    return tuple((int(lo), int(hi)) for lo, hi in pads[1:-1])
+
+
+def _channels_last(data_format) -> None:
+    if data_format is not None and str(data_format).startswith("NC"):
+        raise NotImplementedError("channels-first layouts run eagerly")
+
+
+def _conv(x, w, strides, padding, dilations, nd):
+    t, k = same_dtype(x, w)
+    require(t, FLOAT, "conv")
+    if t.ndim != nd + 2 or k.ndim != nd + 2:
+        raise ValueError(f"input and filters must be rank {nd + 2}")
+    if t.shape[-1] % k.shape[-2]:
+        raise lc.ShapeError(f"input depth {t.shape[-1]} is not a multiple of filter depth "
+                            f"{k.shape[-2]}")
+    groups = t.shape[-1] // k.shape[-2]
+    return num.conv(t, k, stride=_spatial(strides, nd, "strides"), padding=_padding(padding, nd),
+                    dilation=_spatial(1 if dilations is None else dilations, nd, "dilations"),
+                    groups=groups, channels_last=True)
+
+
+@api("nn.conv2d", "conv_general_dilated", tensors=("input", "filters"))
+def _conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
+            name=None):
+    _channels_last(data_format)
+    return _conv(input, filters, strides, padding, dilations, 2)
+
+
+@api("nn.conv1d", "conv_general_dilated", tensors=("input", "filters"))
+def _conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  # noqa: A002
+            name=None):
+    _channels_last(data_format)
+    return _conv(input, filters, stride, padding, dilations, 1)
+
+
+@api("nn.convolution", "conv_general_dilated", tensors=("input", "filters"))
+def _convolution(input, filters, strides=None, padding="VALID", data_format=None,  # noqa: A002
+                 dilations=None, name=None):
+    _channels_last(data_format)
+    nd = to_core(input).ndim - 2
+    return _conv(input, filters, 1 if strides is None else strides, padding, dilations, nd)
+
+
+def _pool(kind, x, ksize, strides, padding, data_format, nd=None):
+    _channels_last(data_format)
+    t = require(to_core(x), REAL, f"{kind}_pool")
+    nd = t.ndim - 2 if nd is None else nd
+    if t.ndim != nd + 2:
+        raise ValueError(f"Input tensor must be of rank {nd + 2}")
+    k, s = _spatial(ksize, nd, "ksize"), _spatial(strides, nd, "strides")
+    pad = _padding(padding, nd)
+    if kind == "max":
+        return num.max_pool(t, k, s, pad, channels_last=True)
+    require(t, FLOAT, "avg_pool")
+    return num.avg_pool(t, k, s, pad, channels_last=True, count_include_pad=False)
+
+
+for _kind in ("max", "avg"):
+    for _nd, _fmt in ((None, None), (1, "NWC"), (2, "NHWC"), (3, "NDHWC")):
+        _name = f"nn.{_kind}_pool" + ("" if _nd is None else f"{_nd}d")
+
+        def _make(kind=_kind, nd=_nd, fmt=_fmt):
+            def impl(input, ksize, strides, padding, data_format=fmt, name=None):  # noqa: A002
+                return _pool(kind, input, ksize, strides, padding, data_format, nd)
+            return impl
+
+        api(_name, f"reduce_window_{'max' if _kind == 'max' else 'sum'}",
+            tensors=("input",))(_make())

@@ -1,0 +1,187 @@
+"""Install TensorFlow dispatchers from the table, and the call path they share.
+
+* one unary and one binary elementwise handler (TF's elementwise dispatchers),
+* one ``dispatch_for_api`` target per ``api`` entry,
+* a catch-all target on every other dispatchable API in the main namespaces, so an
+  API without a lazy implementation runs eagerly on copies of its lazy arguments
+  (a fallback counted by name) and returns lazy values.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+import lazycore as lc
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.util import dispatch as tf_dispatch
+from tensorflow.python.util import tf_export
+
+from . import _state
+from ._fallback import oracle, run_eager
+from ._table import API, Entry, resolve
+from ._tensor import LazyTensor, new
+
+_REFUSED = (lc.LazyError, ValueError, TypeError, IndexError, KeyError, ArithmeticError)
+Operand = typing.Union[LazyTensor, tf.Tensor, tf.Variable, float, int, np.ndarray,  # noqa: UP007
+                       np.generic, list, tuple]
+_BY_FUNC: dict = {}          # TF function object -> Entry
+_NAMES: dict = {}            # TF function object -> canonical name (fallback counters)
+REGISTERED: dict[str, str] = {}   # canonical name -> "table" | "fallback"
+
+
+def name_of(api) -> str:
+    name = _NAMES.get(api)
+    if name is None:
+        name = tf_export.get_canonical_name_for_symbol(api) or getattr(api, "__name__", "?")
+        _NAMES[api] = name
+    return name
+
+
+def wrap(out):
+    """Core handles (possibly in tuples/lists/namedtuples) -> LazyTensors."""
+    if isinstance(out, lc.Tensor):
+        if _state.stopped[0]:
+            out = lc.ops.stop_gradient(out)
+        return new(out)
+    if isinstance(out, tuple) and hasattr(out, "_fields"):
+        return type(out)(*[wrap(o) for o in out])
+    if isinstance(out, list | tuple):
+        return type(out)(wrap(o) for o in out)
+    return out
+
+
+def call(entry: Entry | None, api, args, kwargs):
+    if entry is None:
+        return run_eager(name_of(api), api, args, kwargs)
+    try:
+        out = entry.impl(*args, **kwargs)
+    except NotImplementedError:
+        return run_eager(entry.name, api, args, kwargs)
+    except _REFUSED as error:
+        return oracle(entry.name, api, args, kwargs, error)
+    return wrap(out)
+
+
+def call_by_name(name: str, *args, **kwargs):
+    """Operators and methods: the same table entry as the TF API of that name."""
+    entry = API[name]
+    return call(entry, _api_func(entry), args, kwargs)
+
+
+_FUNCS: dict[str, object] = {}
+
+
+def _api_func(entry: Entry):
+    f = _FUNCS.get(entry.name)
+    if f is None:
+        f = _FUNCS[entry.name] = resolve(entry.name)
+    return f
+
+
+def _unbind(api_func):
+    """TF binds an elementwise API's extra arguments in a closure (``cast``'s dtype,
+    ``leaky_relu``'s alpha); recover the API and those arguments."""
+    if api_func in _BY_FUNC or getattr(api_func, "__name__", "") != "<lambda>":
+        return api_func, (), {}
+    free = inspect.getclosurevars(api_func).nonlocals
+    return free["api"], tuple(free.get("args", ())), dict(free.get("kwargs", {}))
+
+
+def _entry_for(api) -> Entry | None:
+    entry = _BY_FUNC.get(api)
+    if entry is None:
+        entry = API.get(name_of(api))
+        if entry is not None:
+            _BY_FUNC[api] = entry
+    return entry
+
+
+@tf.experimental.dispatch_for_unary_elementwise_apis(LazyTensor)
+def _unary_handler(api_func, x):
+    api, args, kwargs = _unbind(api_func)
+    return call(_entry_for(api), api, (x, *args), kwargs)
+
+
+@tf.experimental.dispatch_for_binary_elementwise_apis(Operand, Operand)
+def _binary_handler(api_func, x, y):
+    api, args, kwargs = _unbind(api_func)
+    return call(_entry_for(api), api, (x, y, *args), kwargs)
+
+
+def _target(entry: Entry | None, api):
+    def target(*args, **kwargs):
+        return call(entry, api, args, kwargs)
+    target.__name__ = f"lazy_{(entry.name if entry else name_of(api)).replace('.', '_')}"
+    return target
+
+
+_LIST = typing.List[typing.Union[LazyTensor, tf.Tensor, tf.Variable, float, int]]  # noqa: UP006, UP007
+
+
+_ELEMENTWISE = {"unary": tf_dispatch.unary_elementwise_apis,
+                "binary": tf_dispatch.binary_elementwise_apis}
+
+
+def _unwrapped(api) -> set:
+    chain = set()
+    while api is not None:
+        chain.add(api)
+        api = getattr(api, "__wrapped__", None)
+    return chain
+
+
+def _first_params(api, n: int) -> tuple:
+    return tuple(list(inspect.signature(api).parameters)[:n])
+
+
+def _install() -> None:
+    for entry in API.values():
+        api = resolve(entry.name)
+        if api is None:
+            continue
+        f = api
+        while f is not None:  # TF's decorators wrap the dispatchable function
+            _BY_FUNC[f] = entry
+            _NAMES[f] = entry.name
+            f = getattr(f, "__wrapped__", None)
+        REGISTERED[entry.name] = "table"
+        if entry.kind != "api" and _unwrapped(api) & set(_ELEMENTWISE[entry.kind]()):
+            continue  # reached through the elementwise handlers
+        if getattr(api, "_tf_type_based_dispatcher", None) is None:
+            REGISTERED[entry.name] = "not dispatchable"  # TF offers no hook for it
+            continue
+        tensors = entry.tensors or _first_params(api, 1 if entry.kind == "unary" else 2)
+        sigs = [{p: LazyTensor} for p in tensors] + [{p: _LIST} for p in entry.lists]
+        tf.experimental.dispatch_for_api(api, *sigs)(_target(entry, api))
+    _install_catch_all()
+
+
+# APIs whose job is to leave the lazy world: TF's default path calls __tf_tensor__ (a sync)
+_OBSERVERS = {"convert_to_tensor", "is_tensor", "get_static_value", "print"}
+_NAMESPACES = ("", "math", "nn", "linalg", "signal", "random", "bitwise", "image", "sparse")
+
+
+def _install_catch_all() -> None:
+    for ns in _NAMESPACES:
+        module = resolve(ns) if ns else tf
+        for attr in dir(module):
+            api = getattr(module, attr, None)
+            if not callable(api) or getattr(api, "_tf_type_based_dispatcher", None) is None:
+                continue
+            if api in _BY_FUNC or api in _NAMES:
+                continue
+            name = name_of(api)
+            if name in _OBSERVERS:
+                continue
+            params = [p for p in inspect.signature(api).parameters.values()
+                      if p.kind == p.POSITIONAL_OR_KEYWORD and p.name != "name"]
+            sigs = [{p.name: LazyTensor} for p in params]
+            if not sigs:
+                continue
+            try:
+                tf.experimental.dispatch_for_api(api, *sigs)(_target(None, api))
+            except (ValueError, TypeError):
+                continue
+            REGISTERED.setdefault(name, "fallback")

@@ -1,0 +1,6 @@
+"""Mutable frontend state shared by the tape and the dispatcher (no imports: no cycles)."""
+
+from __future__ import annotations
+
+active_tapes: list = []     # GradientTapes inside their ``with`` block, innermost last
+stopped: list[int] = [0]    # >0 while some tape's ``stop_recording()`` is active

@@ -1,0 +1,107 @@
+"""``ltf.GradientTape``: tf.GradientTape's interface, gradients from the core.
+
+The forward computation is already a graph in the core, so the tape records nothing
+per op: it only remembers what is watched (``watch`` and trainable variables read
+inside it). ``gradient`` asks ``lazycore.grad`` for the vector-Jacobian product of
+the lazy graph (lowered through ``jax.vjp``); gradients stay lazy and fuse with the
+forward pass and the update into one compiled step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import lazycore as lc
+import tensorflow as tf
+
+from . import _state
+from ._convert import to_core
+from ._tensor import LazyTensor, new
+from ._variable import Variable
+
+UnconnectedGradients = tf.UnconnectedGradients
+
+
+class GradientTape:
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._watched: dict[int, object] = {}   # id(value) -> value (kept alive)
+        self._used = False
+        self._recording = False
+
+    # -- context ------------------------------------------------------------------
+    def __enter__(self) -> GradientTape:
+        self._recording = True
+        _state.active_tapes.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._recording = False
+        if self in _state.active_tapes:
+            _state.active_tapes.remove(self)
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Values computed inside are constants for every tape (``stop_gradient``)."""
+        if not self._recording:
+            raise ValueError("Tape.stop_recording() can only be called within the tape's "
+                             "context manager.")
+        _state.stopped[0] += 1
+        try:
+            yield
+        finally:
+            _state.stopped[0] -= 1
+
+    def reset(self) -> None:
+        self._watched.clear()
+
+    # -- watching -----------------------------------------------------------------
+    def watch(self, tensor) -> None:
+        for t in tf.nest.flatten(tensor):
+            if not isinstance(t, LazyTensor):
+                raise ValueError(f"ltf.GradientTape can only watch lazy tensors, got "
+                                 f"{type(t).__name__} (convert it with ltf.convert_to_tensor)")
+            self._watched[id(t)] = t
+
+    def _watch_handle(self, var: Variable, h) -> None:
+        self._watched.setdefault(id(var), var)
+
+    def watched_variables(self) -> tuple:
+        return tuple(v for v in self._watched.values() if isinstance(v, Variable))
+
+    # -- gradients ------------------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        self._used = True
+        targets = tf.nest.flatten(target)
+        flat_sources = tf.nest.flatten(sources)
+        for s in flat_sources:
+            if not isinstance(s, LazyTensor):
+                raise ValueError(f"ltf.GradientTape cannot differentiate with respect to "
+                                 f"{type(s).__name__}; sources must be lazy tensors or "
+                                 "ltf.Variables")
+        outs = [to_core(t) for t in targets]
+        cts = None
+        if output_gradients is not None:
+            cts = [None if g is None else to_core(g, o.dtype)
+                   for g, o in zip(tf.nest.flatten(output_gradients), outs, strict=True)]
+        # only watched sources get gradients (TF returns None for the others)
+        watched = [id(s) in self._watched for s in flat_sources]
+        inputs = [to_core(s) if w else None for s, w in zip(flat_sources, watched, strict=True)]
+        active = [i for i in inputs if i is not None]
+        grads = iter(lc.grad(outs, active, cts) if active else [])
+        results = []
+        zero = unconnected_gradients in (UnconnectedGradients.ZERO, "zero")
+        for s, inp in zip(flat_sources, inputs, strict=True):
+            g = next(grads) if inp is not None else None
+            if g is None and zero:
+                g = lc.numeric.zeros(tuple(s.shape.as_list()), to_core(s).dtype)
+            results.append(None if g is None else new(g))
+        return tf.nest.pack_sequence_as(sources, results)
+
+    def jacobian(self, *args, **kwargs):
+        raise NotImplementedError("ltf.GradientTape.jacobian is not supported yet")

@@ -1,0 +1,110 @@
+"""``ltf.Variable``: a lazy tensor whose value can be re-assigned.
+
+It is a ``LazyTensor`` (so every TF API dispatches on it) whose core handle is
+re-pointed by ``assign*`` (a functional update: the new value is recorded, not
+computed). Reading it inside a ``GradientTape`` watches it when trainable.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import lazycore as lc
+import tensorflow as tf
+
+from . import _state
+from ._convert import to_core
+from ._dtypes import to_np
+from ._tensor import LazyTensor, handle, new
+
+_names = itertools.count()
+
+
+class _Factory(type(LazyTensor)):
+    """Calling the class builds the instance in ``_create`` and skips the ExtensionType
+    ``__init__`` validator, which rejects the Python attributes a variable carries."""
+
+    def __call__(cls, *args, **kwargs):
+        return cls._create(*args, **kwargs)
+
+
+class Variable(LazyTensor, metaclass=_Factory):
+    """``tf.Variable``'s interface over a lazy value.
+
+    >>> v = Variable([1.0, 2.0])
+    >>> v.assign_add([1.0, 1.0]).numpy().tolist()
+    [2.0, 3.0]
+    """
+
+    @classmethod
+    def _create(cls, initial_value=None, trainable=True, name=None, dtype=None, **_):
+        if callable(initial_value):
+            initial_value = initial_value()
+        if isinstance(initial_value, LazyTensor):
+            t = handle(initial_value) if initial_value.__class__ is LazyTensor else \
+                initial_value._read()
+            if dtype is not None and to_np(dtype) != t.dtype:
+                t = lc.numeric.cast(t, to_np(dtype))
+        else:
+            eager = tf.convert_to_tensor(initial_value, dtype=dtype)
+            t = to_core(eager)
+        value = lc.Tensor(t.node)  # a fresh handle: assigning must not re-point the source
+        obj = new(value, cls)
+        obj.__dict__["_trainable"] = bool(trainable)
+        obj.__dict__["_name"] = f"Variable{'' if (n := next(_names)) == 0 else f'_{n}'}:0" \
+            if name is None else f"{name}:0"
+        return obj
+
+    # -- reading ------------------------------------------------------------------
+    def _read(self) -> lc.Tensor:
+        h = handle(self)
+        if _state.active_tapes and self._trainable:
+            for tape in _state.active_tapes:
+                if tape._watch_accessed:
+                    tape._watch_handle(self, h)
+        return h
+
+    def read_value(self) -> LazyTensor:
+        return new(lc.Tensor(self._read().node))
+
+    def value(self) -> LazyTensor:
+        return self.read_value()
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    # -- assignment: re-point the handle at a newly recorded value ------------------
+    def _check(self, value) -> lc.Tensor:
+        t = to_core(value, handle(self).dtype)
+        if t.shape != handle(self).shape:
+            t = lc.numeric.broadcast_to(t, handle(self).shape) if t.ndim == 0 else t
+        if t.shape != handle(self).shape:
+            raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch."
+                             f"The variable shape {tuple(self.shape.as_list())}, and the "
+                             f"assigned value shape {t.shape} are incompatible.")
+        return t
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        handle(self).assign(self._check(value))
+        return self
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        h = handle(self)
+        h.assign(lc.ops.add(h, self._check(delta)))
+        return self
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        h = handle(self)
+        h.assign(lc.ops.sub(h, self._check(delta)))
+        return self
+
+    def __repr__(self) -> str:
+        import numpy as np
+
+        return (f"<ltf.Variable '{self._name}' shape={tuple(self.shape.as_list())} "
+                f"dtype={self.dtype.name}, numpy={np.asarray(self.numpy())!r}>")

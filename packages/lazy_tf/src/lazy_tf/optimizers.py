@@ -1,0 +1,100 @@
+"""SGD (with momentum / Nesterov) and Adam over ``ltf.Variable``, with Keras 3's update
+rules. Hyper-parameters and per-step factors are lazycore parameters (not baked), so
+a schedule or the step count never recompiles the training step.
+"""
+
+from __future__ import annotations
+
+import math
+
+import lazycore as lc
+
+from ._convert import to_core
+from ._tensor import handle
+from ._variable import Variable
+
+
+def _scalar(value, like: lc.Tensor) -> lc.Tensor:
+    return lc.numeric.broadcast_to(lc.scalar(float(value), like.dtype, bake=False), like.shape)
+
+
+class Optimizer:
+    def __init__(self, learning_rate):
+        self.learning_rate = learning_rate
+        self.iterations = 0
+        self._slots: dict[int, dict[str, lc.Tensor]] = {}
+
+    def _lr(self) -> float:
+        lr = self.learning_rate
+        return float(lr(self.iterations) if callable(lr) else lr)
+
+    def _slot(self, var: Variable, name: str) -> lc.Tensor:
+        slots = self._slots.setdefault(id(var), {})
+        if name not in slots:
+            h = handle(var)
+            slots[name] = lc.Tensor(lc.numeric.zeros(h.shape, h.dtype).node)
+        return slots[name]
+
+    def apply_gradients(self, grads_and_vars) -> None:
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        for g, v in pairs:
+            if not isinstance(v, Variable):
+                raise TypeError(f"ltf optimizers update ltf.Variable, got {type(v).__name__}")
+            h = handle(v)
+            h.assign(self._update(to_core(g, h.dtype), h, v))
+        self.iterations += 1
+
+    def apply(self, grads, trainable_variables) -> None:
+        self.apply_gradients(zip(grads, trainable_variables, strict=True))
+
+    def _update(self, g: lc.Tensor, w: lc.Tensor, var: Variable) -> lc.Tensor:
+        raise NotImplementedError
+
+
+class SGD(Optimizer):
+    """``keras.optimizers.SGD``: ``m = momentum * m - lr * g``; ``w += m`` (Nesterov:
+    ``w += momentum * m - lr * g``); without momentum ``w -= lr * g``."""
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False):
+        super().__init__(learning_rate)
+        if not 0 <= momentum <= 1:
+            raise ValueError("`momentum` must be a float between [0, 1].")
+        self.momentum, self.nesterov = float(momentum), bool(nesterov)
+
+    def _update(self, g, w, var):
+        ops = lc.ops
+        lr_g = ops.mul(_scalar(self._lr(), g), g)
+        if not self.momentum:
+            return ops.sub(w, lr_g)
+        m = self._slot(var, "momentum")
+        m.assign(ops.sub(ops.mul(_scalar(self.momentum, m), m), lr_g))
+        if self.nesterov:
+            return ops.add(w, ops.sub(ops.mul(_scalar(self.momentum, m), m), lr_g))
+        return ops.add(w, m)
+
+
+class Adam(Optimizer):
+    """``keras.optimizers.Adam``: ``alpha = lr * sqrt(1 - b2^t) / (1 - b1^t)``,
+    ``m += (g - m)(1 - b1)``, ``v += (g^2 - v)(1 - b2)``, ``w -= m alpha / (sqrt(v) + eps)``."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad=False):
+        super().__init__(learning_rate)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self.amsgrad = bool(amsgrad)
+
+    def _update(self, g, w, var):
+        ops = lc.ops
+        t = self.iterations + 1
+        alpha = self._lr() * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
+        m, v = self._slot(var, "m"), self._slot(var, "v")
+        m.assign(ops.add(m, ops.mul(ops.sub(g, m), _scalar(1 - self.beta_1, g))))
+        v.assign(ops.add(v, ops.mul(ops.sub(ops.mul(g, g), v), _scalar(1 - self.beta_2, g))))
+        v_hat = v
+        if self.amsgrad:
+            vmax = self._slot(var, "vhat")
+            vmax.assign(ops.max(vmax, v))
+            v_hat = vmax
+        step = ops.div(ops.mul(m, _scalar(alpha, m)),
+                       ops.add(ops.sqrt(v_hat), _scalar(self.epsilon, v_hat)))
+        return ops.sub(w, step)

@@ -1,0 +1,197 @@
+"""Advanced indexing, gather/scatter, index_select/index_add, nonzero, masked ops."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from .common import D, compute_dtype, num, ops, wrap_dim
+from .registry import lower
+
+
+def _check_index(t):
+    if not (D.is_integer(t.dtype) or D.is_bool(t.dtype)):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def _key(indices):
+    key = []
+    for t in indices:
+        if t is None:
+            key.append(slice(None))
+        else:
+            _check_index(t)
+            key.append(num.cast(t, D.bool_) if t.dtype == D.uint8 else t)
+    return tuple(key)
+
+
+@lower("index.Tensor", "_unsafe_index.Tensor")
+def index(x, indices):
+    if len(indices) > x.ndim and not any(t is not None and t.dtype == D.bool_ for t in indices):
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got "
+                         f"{len(indices)})")
+    return num.getitem(x, _key(indices))
+
+
+@lower("index_put.default", "index_put_.default", "_unsafe_index_put.default")
+def index_put(x, indices, values, accumulate=False):
+    if values.dtype != x.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_n(x.dtype)} for the destination and {_n(values.dtype)} for the "
+                           "source.")
+    return num.setitem(x, _key(indices), values, mode="add" if accumulate else "set")
+
+
+def _n(dt):
+    return {D.float32: "Float", D.float64: "Double", D.int64: "Long", D.bool_: "Bool"}.get(
+        dt, str(dt))
+
+
+@lower("index_select.default")
+def index_select(x, dim, index):
+    _check_index(index)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return num.take(ops.reshape(x, new_sizes=(1,)), ops.reshape(index, new_sizes=()), 0) \
+            if index.ndim == 0 else num.take(ops.reshape(x, new_sizes=(1,)), index, 0)
+    idx = ops.reshape(index, new_sizes=(index.size,))
+    return num.take(x, idx, d)
+
+
+def _grids(index, dim):
+    return [index if d == dim else ops.iota(dtype=D.int64, shape=index.shape, dimension=d)
+            for d in range(index.ndim)]
+
+
+@lower("gather.default")
+def gather(x, dim, index, *, sparse_grad=False):
+    if index.dtype != D.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return ops.reshape(num.take(ops.reshape(x, new_sizes=(1,)), index, 0), new_sizes=index.shape)
+    if index.ndim != x.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if index.size == 0:
+        return num.full(index.shape, 0, x.dtype)
+    return num.gather_points(x, list(range(x.ndim)), _grids(index, d))
+
+
+_SCATTER_OPS = {None: "scatter", "add": "scatter_add", "sum": "scatter_add",
+                "multiply": "scatter_mul", "prod": "scatter_mul", "amax": "scatter_max",
+                "amin": "scatter_min"}
+
+
+def _scatter(x, dim, index, src, reduce=None):
+    d = wrap_dim(dim, x.ndim)
+    if index.dtype != D.int64:
+        raise RuntimeError("scatter(): Expected dtype int64 for index")
+    if x.ndim == 0:
+        x1 = ops.reshape(x, new_sizes=(1,))
+        out = _scatter(x1, 0, ops.reshape(index, new_sizes=(index.size,)),
+                       ops.reshape(src, new_sizes=(src.size,)) if isinstance(src, lc.Tensor)
+                       else src, reduce)
+        return ops.reshape(out, new_sizes=())
+    if index.size == 0:
+        return x
+    if isinstance(src, lc.Tensor):
+        src = num.cast(src, x.dtype)
+        if src.shape != index.shape:
+            src = ops.slice(src, start_indices=(0,) * src.ndim, limit_indices=index.shape)
+    else:
+        src = num.full(index.shape, src, x.dtype)
+    grids = _grids(index, d)
+    cols = [ops.reshape(num.cast(g, D.int64), new_sizes=index.shape + (1,)) for g in grids]
+    idx = ops.concatenate(*cols, dimension=index.ndim)
+    wrapped = ops.select(ops.lt(idx, num.full(idx.shape, 0, D.int64)),
+                         ops.add(idx, num.broadcast_to(lc.constant(np.asarray(x.shape, np.int64)),
+                                                       idx.shape)), idx)
+    op = ops.get(_SCATTER_OPS[reduce])
+    return op(x, wrapped, src, update_window_dims=(), inserted_window_dims=tuple(range(x.ndim)),
+              scatter_dims_to_operand_dims=tuple(range(x.ndim)), mode="fill")
+
+
+@lower("scatter.src", "scatter_.src", "scatter.value", "scatter_.value")
+def scatter(x, dim, index, src):
+    return _scatter(x, dim, index, src)
+
+
+@lower("scatter.reduce", "scatter_.reduce", "scatter.value_reduce", "scatter_.value_reduce")
+def scatter_reduce_legacy(x, dim, index, src, *, reduce):
+    return _scatter(x, dim, index, src, reduce)
+
+
+@lower("scatter_add.default", "scatter_add_.default")
+def scatter_add(x, dim, index, src):
+    return _scatter(x, dim, index, src, "add")
+
+
+@lower("scatter_reduce.two", "scatter_reduce_.two")
+def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
+    if reduce == "mean" or not include_self:
+        return NotImplemented
+    return _scatter(x, dim, index, src, reduce)
+
+
+@lower("index_add.default", "index_add_.default")
+def index_add(x, dim, index, source, *, alpha=1):
+    d = wrap_dim(dim, x.ndim)
+    src = num.cast(source, x.dtype)
+    if alpha != 1:
+        src = ops.mul(src, num.full(src.shape, alpha, x.dtype))
+    key = [slice(None)] * x.ndim
+    idx = ops.reshape(index, new_sizes=(index.size,))
+    if x.ndim == 0:
+        return ops.add(x, ops.reshape(src, new_sizes=()))
+    # move dim to the front for the scatter-add by row
+    perm = (d,) + tuple(i for i in range(x.ndim) if i != d)
+    xt = ops.transpose(x, permutation=perm) if d else x
+    st = ops.transpose(src, permutation=perm) if d and src.ndim == x.ndim else src
+    key = (idx,)
+    out = num.setitem(xt, key, st, mode="add")
+    if d:
+        inv = tuple(np.argsort(perm))
+        out = ops.transpose(out, permutation=inv)
+    return out
+
+
+@lower("nonzero.default")
+def nonzero(x):
+    cols = num.nonzero(x) if x.ndim else num.nonzero(ops.reshape(x, new_sizes=(1,)))
+    n = cols[0].shape[0]
+    if x.ndim == 0:
+        return num.full((n, 0), 0, D.int64)
+    return ops.concatenate(*[ops.reshape(c, new_sizes=(n, 1)) for c in cols], dimension=1)
+
+
+@lower("masked_select.default")
+def masked_select(x, mask):
+    if mask.dtype != D.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = num.broadcast_shapes(x.shape, mask.shape)
+    return num.getitem(num.broadcast_to(x, shape), num.broadcast_to(mask, shape))
+
+
+@lower("take.default")
+def take(x, index):
+    return num.take(ops.reshape(x, new_sizes=(x.size,)), index, 0)
+
+
+@lower("index_fill.int_Scalar", "index_fill_.int_Scalar", "index_fill.int_Tensor",
+       "index_fill_.int_Tensor")
+def index_fill(x, dim, index, value):
+    d = wrap_dim(dim, x.ndim)
+    key = tuple([slice(None)] * d + [ops.reshape(index, new_sizes=(index.size,))]) if x.ndim \
+        else (ops.reshape(index, new_sizes=(index.size,)),)
+    xx = x if x.ndim else ops.reshape(x, new_sizes=(1,))
+    v = num.cast(value, x.dtype) if isinstance(value, lc.Tensor) else lc.scalar(value, x.dtype)
+    out = num.setitem(xx, key, v)
+    return out if x.ndim else ops.reshape(out, new_sizes=())
+
+
+@lower("where.default")
+def where_single(cond):
+    return [c for c in num.nonzero(cond)]
+

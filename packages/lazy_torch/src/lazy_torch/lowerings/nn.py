@@ -1,0 +1,302 @@
+"""Matrix products, convolution, pooling, normalization, softmax, embedding, attention.
+
+Backward ops without a PyTorch decomposition are lowered as the core's lazy VJP of
+the forward lowering (``lc.grad``), so they stay exact and fuse with the step.
+"""
+
+from __future__ import annotations
+
+import lazycore as lc
+import numpy as np
+
+from .common import D, full_like, num, ops, to_np, wrap_dim
+from .registry import lower
+
+
+def _same_dtype(name, a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_tname(a.dtype)} != {_tname(b.dtype)}")
+
+
+def _tname(dt):
+    return {D.float32: "float", D.float64: "double", D.float16: "c10::Half",
+            D.bfloat16: "c10::BFloat16", D.int64: "long int"}.get(dt, str(dt))
+
+
+@lower("mm.default")
+def mm(a, b):
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"self must be a matrix" if a.ndim != 2 else "mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
+                           f" and {b.shape[0]}x{b.shape[1]})")
+    _same_dtype("mm", a, b)
+    return ops.dot_general(a, b, contracting=((1,), (0,)), batch=((), ()))
+
+
+def _scaled(x, factor):
+    return x if factor == 1 else ops.mul(x, full_like(x, factor))
+
+
+@lower("addmm.default", "addmm_.default")
+def addmm(bias, a, b, *, beta=1, alpha=1):
+    out = _scaled(mm(a, b), alpha)
+    if beta == 0:
+        return out
+    return ops.add(out, num.broadcast_to(_scaled(num.cast(bias, out.dtype), beta), out.shape))
+
+
+@lower("bmm.default")
+def bmm(a, b):
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    _same_dtype("bmm", a, b)
+    return ops.dot_general(a, b, contracting=((2,), (1,)), batch=((0,), (0,)))
+
+
+@lower("baddbmm.default", "baddbmm_.default")
+def baddbmm(x, a, b, *, beta=1, alpha=1):
+    out = _scaled(bmm(a, b), alpha)
+    return out if beta == 0 else ops.add(out, num.broadcast_to(_scaled(x, beta), out.shape))
+
+
+@lower("mv.default")
+def mv(a, v):
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
+                           f"{a.shape[1] if a.ndim > 1 else 0}), vec ({v.shape[0]})")
+    _same_dtype("mv", a, v)
+    return ops.dot_general(a, v, contracting=((1,), (0,)), batch=((), ()))
+
+
+@lower("dot.default", "vdot.default")
+def dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape != b.shape:
+        raise RuntimeError("inconsistent tensor size, expected tensor [{}] and src [{}] to have "
+                           "the same number of elements, but got {} and {} elements respectively"
+                           .format(a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+    _same_dtype("dot", a, b)
+    return ops.dot_general(a, b, contracting=((0,), (0,)), batch=((), ()))
+
+
+# -- softmax ----------------------------------------------------------------------------
+
+@lower("_softmax.default")
+def softmax(x, dim, half_to_float=False):
+    if x.ndim == 0:
+        return ops.div(x, x) if False else num.full((), 1, x.dtype)
+    return num.softmax(x, wrap_dim(dim, x.ndim))
+
+
+@lower("_log_softmax.default")
+def log_softmax(x, dim, half_to_float=False):
+    if x.ndim == 0:
+        return num.full((), 0, x.dtype)
+    return num.log_softmax(x, wrap_dim(dim, x.ndim))
+
+
+# -- convolution ------------------------------------------------------------------------------
+
+def _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+    batched = x.ndim == w.ndim
+    if not batched:
+        x = ops.reshape(x, new_sizes=(1,) + x.shape)
+    nd = x.ndim - 2
+    if not transposed and x.shape[1] != w.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected "
+                           f"input{list(x.shape)} to have {w.shape[1] * groups} channels, but "
+                           f"got {x.shape[1]} channels instead")
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"Input type ({_tname(x.dtype)}) and weight type ({_tname(w.dtype)}) "
+                           "should be the same")
+    out = num.conv(x, w, stride=tuple(stride), padding=tuple((p, p) for p in padding),
+                   dilation=tuple(dilation), groups=groups, transposed=transposed,
+                   output_padding=tuple(output_padding))
+    if bias is not None:
+        shape = (1, out.shape[1]) + (1,) * nd
+        out = ops.add(out, num.broadcast_to(ops.reshape(bias, new_sizes=shape), out.shape))
+    if not batched:
+        out = ops.reshape(out, new_sizes=out.shape[1:])
+    return out
+
+
+@lower("convolution.default")
+def convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+@lower("convolution_backward.default")
+def convolution_backward(grad, x, w, bias_sizes, stride, padding, dilation, transposed,
+                         output_padding, groups, output_mask):
+    out = _conv(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
+    gx, gw = lc.grad([out], [x, w], [grad])
+    gb = None
+    if output_mask[2]:
+        axes = tuple(i for i in range(grad.ndim) if i != 1)
+        gb = ops.reduce_sum(grad, axes=axes)
+    return (gx if output_mask[0] else None, gw if output_mask[1] else None, gb)
+
+
+# -- pooling --------------------------------------------------------------------------------
+
+def _pool_params(x, kernel_size, stride, padding, dilation, nd):
+    def tup(v, default=None):
+        if v is None or (isinstance(v, list | tuple) and len(v) == 0):
+            v = default
+        return tuple(v) * nd if isinstance(v, list | tuple) and len(v) == 1 else (
+            tuple(v) if isinstance(v, list | tuple) else (v,) * nd)
+    k = tup(kernel_size)
+    return k, tup(stride, k), tup(padding), tup(dilation, 1)
+
+
+def _out_size(size, k, s, p, d, ceil_mode):
+    eff = d * (k - 1) + 1
+    if ceil_mode:
+        out = -(-(size + 2 * p - eff) // s) + 1
+        if (out - 1) * s >= size + p:
+            out -= 1
+    else:
+        out = (size + 2 * p - eff) // s + 1
+    return out
+
+
+@lower("max_pool2d_with_indices.default", "max_pool3d_with_indices.default")
+def max_pool_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    nd = 3 if len(kernel_size) == 3 or x.ndim == 5 else 2
+    batched = x.ndim == nd + 2
+    if not batched:
+        x = ops.reshape(x, new_sizes=(1,) + x.shape)
+    k, s, p, d = _pool_params(x, kernel_size, stride, padding, dilation, nd)
+    spatial = x.shape[2:]
+    outs = [_out_size(n, kk, ss, pp, dd, ceil_mode)
+            for n, kk, ss, pp, dd in zip(spatial, k, s, p, d, strict=True)]
+    if any(o <= 0 for o in outs):
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
+                           f"output size: ({x.shape[1]}x{'x'.join(map(str, outs))}). Output size "
+                           "is too small")
+    lowest = -np.inf if D.is_inexact(x.dtype) else np.iinfo(x.dtype).min
+    config = [(0, 0, 0), (0, 0, 0)]
+    for n, kk, ss, pp, dd, o in zip(spatial, k, s, p, d, outs, strict=True):
+        need = (o - 1) * ss + dd * (kk - 1) + 1
+        config.append((pp, max(0, need - n - pp), 0))
+    padded = ops.pad(x, lc.scalar(lowest, x.dtype), padding_config=tuple(config))
+    windows, offsets = [], []
+    for flat in range(int(np.prod(k))):
+        pos = np.unravel_index(flat, k)
+        starts = [0, 0] + [int(pi) * dd for pi, dd in zip(pos, d, strict=True)]
+        limits = [x.shape[0], x.shape[1]] + [st + (o - 1) * ss + 1 for st, o, ss in
+                                             zip(starts[2:], outs, s, strict=True)]
+        windows.append(ops.slice(padded, start_indices=tuple(starts),
+                                 limit_indices=tuple(limits), strides=(1, 1) + tuple(s)))
+        offsets.append([int(pi) * dd for pi, dd in zip(pos, d, strict=True)])
+    stacked = ops.concatenate(*[ops.reshape(w_, new_sizes=(1,) + w_.shape) for w_ in windows],
+                              dimension=0)
+    values = ops.reduce_max(stacked, axes=(0,))
+    if D.is_inexact(x.dtype):
+        nan = ops.reduce_or(ops.ne(stacked, stacked), axes=(0,))
+        values = ops.select(nan, full_like(values, np.nan), values)
+    which = ops.argmax(stacked, axis=0, index_dtype=D.int64)
+    flat_index = None
+    for axis in range(nd):
+        table = lc.constant(np.asarray([o[axis] for o in offsets], dtype=np.int64))
+        off = lc.numeric.take(table, which, 0)
+        base = ops.iota(dtype=D.int64, shape=values.shape, dimension=2 + axis)
+        coord = ops.add(ops.sub(ops.mul(base, full_like(base, s[axis])), full_like(base, p[axis])),
+                        off)
+        flat_index = coord if flat_index is None else ops.add(
+            ops.mul(flat_index, full_like(flat_index, spatial[axis])), coord)
+    if not batched:
+        values = ops.reshape(values, new_sizes=values.shape[1:])
+        flat_index = ops.reshape(flat_index, new_sizes=flat_index.shape[1:])
+    return values, flat_index
+
+
+@lower("max_pool2d_with_indices_backward.default", "max_pool3d_with_indices_backward.default")
+def max_pool_backward(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    nd = len(x.shape) - (2 if x.ndim in (4, 5) else 1)
+    lead = x.shape[:x.ndim - nd]
+    spatial = int(np.prod(x.shape[x.ndim - nd:]))
+    rows = int(np.prod(lead))
+    g = ops.reshape(grad, new_sizes=(rows, grad.size // max(rows, 1)))
+    idx = ops.reshape(indices, new_sizes=(rows, indices.size // max(rows, 1)))
+    row = ops.iota(dtype=D.int64, shape=idx.shape, dimension=0)
+    target = ops.add(ops.mul(row, full_like(row, spatial)), idx)
+    flat = num.full((rows * spatial,), 0, grad.dtype)
+    out = ops.scatter_add(flat, ops.reshape(target, new_sizes=(target.size, 1)),
+                          ops.reshape(g, new_sizes=(g.size,)), update_window_dims=(),
+                          inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+                          mode="fill")
+    return ops.reshape(out, new_sizes=x.shape)
+
+
+def _avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
+    batched = x.ndim == nd + 2
+    if not batched:
+        x = ops.reshape(x, new_sizes=(1,) + x.shape)
+    k, s, p, _ = _pool_params(x, kernel_size, stride, padding, 1, nd)
+    out = num.avg_pool(x, k, s, tuple(p), count_include_pad=count_include_pad,
+                       ceil_mode=ceil_mode, divisor_override=divisor_override)
+    return out if batched else ops.reshape(out, new_sizes=out.shape[1:])
+
+
+@lower("avg_pool2d.default")
+def avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override, 2)
+
+
+@lower("avg_pool2d_backward.default")
+def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    out = _avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+               divisor_override, 2)
+    (gx,) = lc.grad([out], [x], [grad])
+    return gx
+
+
+# -- normalization -----------------------------------------------------------------------------
+
+@lower("native_layer_norm.default")
+def native_layer_norm(x, normalized_shape, weight, bias, eps):
+    n = len(normalized_shape)
+    if tuple(x.shape[x.ndim - n:]) != tuple(normalized_shape):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(x.shape)}")
+    axes = tuple(range(x.ndim - n, x.ndim))
+    mean = num.mean(x, axes, keepdims=True)
+    var = num.var(x, axes, keepdims=True)
+    rstd = ops.rsqrt(ops.add(var, full_like(var, eps)))
+    y = ops.mul(ops.sub(x, num.broadcast_to(mean, x.shape)), num.broadcast_to(rstd, x.shape))
+    if weight is not None:
+        y = ops.mul(y, num.broadcast_to(weight, x.shape))
+    if bias is not None:
+        y = ops.add(y, num.broadcast_to(bias, x.shape))
+    return y, mean, rstd
+
+
+# -- embedding, dropout ----------------------------------------------------------------------
+
+@lower("embedding.default")
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    if not D.is_integer(indices.dtype):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{_tname(indices.dtype)} instead (while checking arguments for "
+                           "embedding)")
+    return num.take(weight, indices, 0)
+
+
+@lower("native_dropout_backward.default")
+def native_dropout_backward(grad, mask, scale):
+    return ops.mul(grad, ops.mul(num.cast(mask, grad.dtype), full_like(grad, scale)))
+
+

@@ -1,0 +1,73 @@
+"""Random ops on the lazy device: drawn from lazy_torch's generator (threefry keys
+folded with a counter, both program parameters: drawing every step never recompiles).
+Streams are reproducible under ``torch.manual_seed`` but are not CPU PyTorch's."""
+
+from __future__ import annotations
+
+import lazycore as lc
+
+from .common import D, default_float, full_like, num, ops, to_np
+from .registry import lower
+
+GENERATOR = lc.random.Generator(0)
+
+
+def manual_seed(seed: int) -> None:
+    GENERATOR.manual_seed(int(seed))
+
+
+def _uniform(shape, dtype, low=0.0, high=1.0):
+    draw_dtype = dtype if dtype in (D.float32, D.float64) else D.float32
+    u = GENERATOR.uniform(shape, draw_dtype, low, high)
+    return num.cast(u, dtype)
+
+
+@lower("uniform.default", "uniform_.default")
+def uniform(x, from_=0.0, to=1.0, *, generator=None):
+    if not D.is_inexact(x.dtype):
+        raise RuntimeError("uniform_ only supports floating-point dtypes")
+    return _uniform(x.shape, x.dtype, from_, to)
+
+
+@lower("normal_.default", "normal_functional.default")
+def normal_(x, mean=0.0, std=1.0, *, generator=None):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    draw_dtype = x.dtype if x.dtype in (D.float32, D.float64) else D.float32
+    return num.cast(GENERATOR.normal(x.shape, draw_dtype, mean, std), x.dtype)
+
+
+@lower("bernoulli_.float", "bernoulli.p")
+def bernoulli_p(x, p=0.5, *, generator=None):
+    u = _uniform(x.shape, D.float32)
+    return num.cast(ops.lt(u, full_like(u, p)), x.dtype)
+
+
+@lower("bernoulli.default")
+def bernoulli(x, *, generator=None):
+    u = _uniform(x.shape, D.float32)
+    return num.cast(ops.lt(u, num.cast(x, D.float32)), x.dtype)
+
+
+@lower("random_.from", "random_.to", "random_.default")
+def random_(x, from_=None, to=None, *, generator=None):
+    if to is None and from_ is not None and not isinstance(from_, float):
+        from_, to = 0, from_
+    if from_ is None:
+        from_ = 0
+    if to is None:
+        to = 2 ** 24 if D.is_floating(x.dtype) else (2 if D.is_bool(x.dtype) else 2 ** 31 - 1)
+    draw = GENERATOR.integers(int(from_), int(to), x.shape, D.int64)
+    return num.cast(draw, x.dtype)
+
+
+@lower("exponential_.default")
+def exponential_(x, lambd=1.0, *, generator=None):
+    u = _uniform(x.shape, D.float32)
+    e = ops.div(ops.neg(ops.log1p(ops.neg(u))), full_like(u, lambd))
+    return num.cast(e, x.dtype)
+
+
+def randperm(n, dtype=None):
+    return num.cast(GENERATOR.permutation(n), to_np(dtype) if dtype else D.int64)
+

@@ -1,0 +1,133 @@
+"""Ops that cross the host boundary or touch storage: copies, device moves, scalars.
+
+These handlers receive the torch-level arguments (wrappers, CPU tensors) because
+they decide what lives where.
+"""
+
+from __future__ import annotations
+
+import lazycore as lc
+import torch
+
+from .._convert import cpu_to_core, np_dtype
+from .._tensor import LazyTensor, read, to_cpu, wrap
+
+aten = torch.ops.aten
+SPECIAL: dict = {}
+
+
+def special(*ops_):
+    def register(fn):
+        for op in ops_:
+            SPECIAL[op] = fn
+        return fn
+    return register
+
+
+def _core(v) -> lc.Tensor:
+    return read(v) if isinstance(v, LazyTensor) else cpu_to_core(v)
+
+
+@special(aten.copy_.default)
+def copy_(func, args, kwargs):
+    dst, src = args[0], args[1]
+    if not isinstance(dst, LazyTensor):  # lazy -> host
+        with torch._C._DisableTorchDispatch():
+            dst.copy_(to_cpu(src) if isinstance(src, LazyTensor) else src)
+        return dst
+    from .._dispatch import store
+
+    value = lc.numeric.cast(_core(src), np_dtype(dst.dtype))
+    shape = tuple(dst.shape)
+    if value.shape != shape:
+        try:
+            value = lc.numeric.broadcast_to(value, shape)
+        except lc.ShapeError:
+            raise RuntimeError(f"The size of tensor a ({shape[-1] if shape else 1}) must match "
+                               f"the size of tensor b ({value.shape[-1] if value.shape else 1}) "
+                               f"at non-singleton dimension {len(shape) - 1}") from None
+    store(dst, value)
+    return dst
+
+
+@special(aten.copy.default)
+def copy(func, args, kwargs):
+    dst, src = args[0], args[1]
+    value = lc.numeric.cast(_core(src), np_dtype(dst.dtype))
+    return wrap(lc.numeric.broadcast_to(value, tuple(dst.shape)))
+
+
+@special(aten._to_copy.default)
+def to_copy(func, args, kwargs):
+    x = args[0]
+    dtype = kwargs.get("dtype") or x.dtype
+    device = kwargs.get("device")
+    if device is not None and torch.device(device).type != "lazy":
+        out = to_cpu(x)
+        return out.to(dtype=dtype, device=device) if isinstance(x, LazyTensor) else out
+    return wrap(lc.numeric.cast(_core(x), np_dtype(dtype)))
+
+
+@special(aten._local_scalar_dense.default)
+def local_scalar_dense(func, args, kwargs):
+    return to_cpu(args[0]).item()
+
+
+@special(aten.equal.default)
+def equal(func, args, kwargs):
+    a, b = args
+    if tuple(a.shape) != tuple(b.shape):
+        return False
+    return bool(torch.equal(to_cpu(a), to_cpu(b) if isinstance(b, LazyTensor) else b))
+
+
+@special(aten.is_same_size.default)
+def is_same_size(func, args, kwargs):
+    return tuple(args[0].shape) == tuple(args[1].shape)
+
+
+@special(aten._has_compatible_shallow_copy_type.default)
+def compatible(func, args, kwargs):
+    return type(args[0]) is type(args[1])
+
+
+@special(aten.view.dtype)
+def view_dtype(func, args, kwargs):
+    x, dtype = args
+    if x.dtype.itemsize != dtype.itemsize:
+        raise NotImplementedError("lazy_torch: view(dtype) between different widths")
+    return wrap(lc.ops.bitcast_convert(read(x), dtype=np_dtype(dtype)))
+
+
+@special(aten.empty_like.default, aten.new_empty.default, aten.new_empty_strided.default,
+         aten.empty.memory_format, aten.empty_strided.default)
+def empty_like(func, args, kwargs):
+    if func is aten.empty_like.default:
+        x, shape = args[0], tuple(args[0].shape)
+    else:
+        x, shape = args[0], tuple(args[1])
+    dtype = kwargs.get("dtype") or (x.dtype if isinstance(x, torch.Tensor) else torch.float32)
+    device = kwargs.get("device")
+    if device is not None and torch.device(device).type != "lazy":
+        return torch.empty(shape, dtype=dtype, device=device)
+    return wrap(lc.numeric.zeros(shape, np_dtype(dtype)))
+
+
+@special(aten.resize_.default)
+def resize_(func, args, kwargs):
+    x, size = args[0], tuple(args[1])
+    if tuple(x.shape) == size:
+        return x
+    raise NotImplementedError(f"lazy_torch: resize_ from {list(x.shape)} to {list(size)} is not "
+                              "supported")
+
+
+@special(aten.set_.source_Tensor)
+def set_(func, args, kwargs):
+    dst, src = args
+    if not isinstance(src, LazyTensor) or tuple(dst.shape) != tuple(src.shape) or \
+            dst.dtype != src.dtype:
+        raise NotImplementedError("lazy_torch: set_ is only supported between lazy tensors of "
+                                  "the same shape and dtype")
+    dst._cell, dst._lc, dst._kind, dst._ver = src._cell, src._lc, src._kind, src._ver
+    return dst

@@ -1,0 +1,351 @@
+"""Device meshes and sharding annotations: SPMD through XLA's partitioner.
+
+A ``Mesh`` names the axes of a grid of devices; ``mark_sharding(t, mesh, spec)``
+says how each dimension of ``t`` is split over those axes (PyTorch/XLA's
+convention: one entry per dimension, an axis name, a tuple of names, or ``None``
+for replicated). Nothing here partitions anything: XLA's SPMD partitioner does, and
+its sharding propagation decides every value nobody annotated.
+
+- A pending value gets a ``sharding_constraint`` node, so the annotation is part of
+  the IR and of the graph hash; it lowers to ``jax.lax.with_sharding_constraint``.
+- Device data is placed at once as a sharded ``jax.Array`` (``jax.device_put``).
+- At a sync, ``plan`` finds the mesh a program runs on, replicates single-device
+  inputs onto it (PyTorch/XLA's rule for unannotated tensors), and returns the input
+  shardings: the runtime adds their canonical form to the compile-cache key and the
+  lowering passes them to ``jax.jit``. Outputs keep whatever sharding XLA gave them.
+
+>>> import numpy as np, lazycore as lc
+>>> mesh = lc.Mesh((1,), ("data",))                    # 1 device is a mesh too
+>>> x = lc.mark_sharding(lc.asarray(np.ones((4, 2))), mesh, ("data", None))
+>>> lc.to_numpy(lc.ops.mul(x, x)).sum()                # materializing gathers
+np.float64(8.0)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import jax
+import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
+
+from .errors import LazyError, ShapeError
+from .ops.registry import defop
+
+_active = [False]  # set by the first annotation: until then every sync skips ``plan``
+
+
+class Mesh:
+    """A named grid of devices: ``Mesh((4, 2), ("data", "model"))`` over ``jax.devices()``.
+
+    ``devices`` (jax devices or device ids) defaults to the first ``prod(shape)`` of
+    ``jax.devices()``, so a smaller mesh on a bigger host is fine. One entry of
+    ``shape`` may be -1 (use the remaining devices). Wraps ``jax.sharding.Mesh``
+    (``.jax_mesh``); equal meshes compare and hash equal.
+    """
+
+    __slots__ = ("shape", "axis_names", "device_ids", "jax_mesh", "_key")
+
+    def __init__(self, shape, axis_names, devices=None):
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if len(shape) != len(axis_names):
+            raise ShapeError(f"mesh shape {shape} and axis names {axis_names} differ in length",
+                             op="Mesh")
+        if len(set(axis_names)) != len(axis_names) or not all(
+                isinstance(a, str) for a in axis_names):
+            raise ShapeError(f"mesh axis names must be distinct strings, got {axis_names}",
+                             op="Mesh")
+        pool = _devices(devices)
+        if shape.count(-1) == 1:
+            known = math.prod(s for s in shape if s != -1)
+            shape = tuple(len(pool) // max(known, 1) if s == -1 else s for s in shape)
+        size = math.prod(shape)
+        if size < 1 or any(s < 1 for s in shape):
+            raise ShapeError(f"invalid mesh shape {shape}", op="Mesh")
+        if size > len(pool) or (devices is not None and size != len(pool)):
+            raise ShapeError(f"mesh shape {shape} needs {size} devices, "
+                             f"{len(pool)} {'given' if devices is not None else 'available'}",
+                             op="Mesh")
+        grid = np.empty(size, dtype=object)
+        grid[:] = pool[:size]
+        self.shape = shape
+        self.axis_names = axis_names
+        self.device_ids = tuple(d.id for d in grid)
+        self.jax_mesh = jax.sharding.Mesh(grid.reshape(shape), axis_names)
+        self._key = (shape, axis_names, self.device_ids)
+        _active[0] = True
+
+    @classmethod
+    def from_jax(cls, mesh: jax.sharding.Mesh) -> Mesh:
+        return cls(mesh.devices.shape, mesh.axis_names, list(mesh.devices.flat))
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def devices(self) -> np.ndarray:
+        return self.jax_mesh.devices
+
+    def axis_size(self, name: str) -> int:
+        return self.shape[self.axis_names.index(name)]
+
+    def sharding(self, spec=()) -> NamedSharding:
+        """The ``jax.sharding.NamedSharding`` for a normalized spec."""
+        return NamedSharding(self.jax_mesh, PartitionSpec(*spec))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Mesh) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        axes = ", ".join(f"{n}={s}" for n, s in zip(self.axis_names, self.shape, strict=True))
+        return f"Mesh({axes})"
+
+
+def _devices(devices) -> list:
+    all_devices = jax.devices()
+    if devices is None:
+        return list(all_devices)
+    by_id = {d.id: d for d in all_devices}
+    out = []
+    for d in np.asarray(devices, dtype=object).flat:
+        if isinstance(d, int | np.integer):
+            if int(d) not in by_id:
+                raise ShapeError(f"no device with id {d}", op="Mesh")
+            d = by_id[int(d)]
+        out.append(d)
+    return out
+
+
+def normalize_spec(mesh: Mesh, spec, shape) -> tuple:
+    """One entry per dimension: ``None`` or a tuple of mesh axis names.
+
+    Entries may be names, mesh axis indices, tuples of them, or ``None``; a shorter
+    spec leaves trailing dimensions replicated. Raises ``ShapeError`` (a ValueError)
+    for unknown or reused axes and for dimensions the axes do not divide."""
+    if spec is None:
+        spec = ()
+    if isinstance(spec, str | int) or not isinstance(spec, tuple | list | PartitionSpec):
+        spec = (spec,)
+    spec = tuple(spec)
+    if len(spec) > len(shape):
+        raise ShapeError(f"partition spec {spec} has {len(spec)} entries for a "
+                         f"{len(shape)}-d value of shape {tuple(shape)}", op="mark_sharding")
+    out, used = [], set()
+    for dim, entry in enumerate(spec + (None,) * (len(shape) - len(spec))):
+        if entry is None:
+            out.append(None)
+            continue
+        names = tuple(_axis_name(mesh, a) for a in (entry if isinstance(entry, tuple | list)
+                                                    else (entry,)))
+        if used & set(names) or len(set(names)) != len(names):
+            raise ShapeError(f"partition spec {spec} uses a mesh axis twice", op="mark_sharding")
+        used |= set(names)
+        parts = math.prod(mesh.axis_size(n) for n in names)
+        if shape[dim] % parts:
+            raise ShapeError(f"dimension {dim} of size {shape[dim]} cannot be split {parts} ways "
+                             f"over mesh axes {names}", op="mark_sharding")
+        out.append(names or None)
+    return tuple(out)
+
+
+def _axis_name(mesh: Mesh, axis) -> str:
+    if isinstance(axis, int | np.integer) and not isinstance(axis, bool):
+        if not 0 <= axis < len(mesh.axis_names):
+            raise ShapeError(f"mesh axis index {axis} out of range for {mesh}", op="mark_sharding")
+        return mesh.axis_names[axis]
+    if axis not in mesh.axis_names:
+        raise ShapeError(f"{mesh} has no axis named {axis!r}", op="mark_sharding")
+    return axis
+
+
+# -- the annotation op -----------------------------------------------------------------
+
+def _constraint_rule(x, *, mesh, spec):
+    return x
+
+
+def _constraint_lower(x, *, mesh, spec):
+    return jax.lax.with_sharding_constraint(x, mesh.sharding(spec))
+
+
+sharding_constraint = defop("sharding_constraint", "sharding", _constraint_rule,
+                            _constraint_lower)
+
+
+def mark_sharding(t, mesh: Mesh, spec):
+    """Annotate ``t`` (a ``lazycore.Tensor``) in place with how it is split over ``mesh``.
+
+    Device data moves to its shards now; a pending value gets a constraint node that
+    XLA honours when the graph is compiled. Returns ``t``."""
+    from . import runtime
+    from .tensor import Tensor
+
+    if not isinstance(t, Tensor):
+        raise TypeError(f"mark_sharding expects a lazycore.Tensor, got {type(t).__name__}")
+    if isinstance(mesh, jax.sharding.Mesh):
+        mesh = Mesh.from_jax(mesh)
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"mark_sharding expects a lazycore.Mesh, got {type(mesh).__name__}")
+    spec = normalize_spec(mesh, spec, t.shape)
+    _active[0] = True
+    if t.is_pending:
+        t.node = sharding_constraint(t, mesh=mesh, spec=spec).node
+    else:
+        array = jax.device_put(runtime.materialize(t), mesh.sharding(spec))
+        t.node = runtime.data_node(array)
+    return t
+
+
+def activate() -> None:
+    """Make every sync consult ``plan`` (called when sharded data enters by other routes)."""
+    _active[0] = True
+
+
+# -- placement at a sync -----------------------------------------------------------------
+
+class Plan(NamedTuple):
+    """Where a program's inputs live: ``args`` to pass, their ``shardings`` for the
+    lowering, and ``key`` (a canonical form of the shardings) for the compile cache."""
+
+    args: list
+    shardings: list
+    key: tuple
+
+
+def plan(program) -> Plan | None:
+    """``None`` when the program runs on one device (the fast path); otherwise the
+    mesh it runs on, with single-device inputs replicated onto it."""
+    if not _active[0]:
+        return None
+    meshes = _constraint_meshes(program.nodes)
+    for node in program.inputs:
+        if node.op == "data":
+            s = node.value.sharding
+            if len(s.device_set) > 1:
+                meshes.append(s.mesh if isinstance(s, NamedSharding) else _device_mesh(s))
+    if not meshes:
+        return None
+    mesh = meshes[0]
+    devices = set(mesh.devices.flat)
+    for other in meshes[1:]:
+        if set(other.devices.flat) != devices:
+            raise LazyError(f"one program combines values on different device sets "
+                            f"({sorted(d.id for d in devices)} and "
+                            f"{sorted(d.id for d in other.devices.flat)})", op="sync")
+    replicated = NamedSharding(mesh, PartitionSpec())
+    args, shardings, key = [], [], []
+    for node in program.inputs:
+        value = node.value
+        if node.op == "data":
+            s = value.sharding
+            if len(s.device_set) == 1 and len(devices) > 1 or not s.device_set <= devices:
+                # why: a jit cannot mix one-device and mesh arrays; the move is kept
+                value = node.value = jax.device_put(value, replicated)
+                s = replicated
+        else:
+            s = replicated
+        args.append(value)
+        shardings.append(s)
+        key.append(_canonical(s, node.aval.ndim))
+    return Plan(args, shardings, tuple(key))
+
+
+def _constraint_meshes(nodes) -> list:
+    """Meshes named by constraint nodes, also inside ``vjp`` sub-programs."""
+    found = []
+    for node in nodes:
+        if node.op == "sharding_constraint":
+            found.append(node.attrs[0][1].jax_mesh)
+        elif node.op == "vjp":
+            for op, attrs, _ in dict(node.attrs)["program"]:
+                if op == "sharding_constraint":
+                    found.append(dict(attrs)["mesh"].jax_mesh)
+    return found
+
+
+def _device_mesh(sharding) -> jax.sharding.Mesh:
+    devices = sorted(sharding.device_set, key=lambda d: d.id)
+    return jax.sharding.Mesh(np.array(devices, dtype=object), ("devices",))
+
+
+_canonical_cache: dict = {}
+
+
+def _canonical(sharding, ndim: int):
+    """A hashable form equal for equivalent shardings (``P()`` == ``P(None, None)``)."""
+    cached = _canonical_cache.get((sharding, ndim))
+    if cached is not None:
+        return cached
+    if isinstance(sharding, NamedSharding):
+        spec = tuple(sharding.spec) + (None,) * (ndim - len(sharding.spec))
+        spec = tuple(e if e is None or isinstance(e, tuple) else (e,) for e in spec)
+        spec = tuple(None if e == () else e for e in spec)
+        mesh = sharding.mesh
+        key = ("named", mesh.axis_names, mesh.devices.shape,
+               tuple(d.id for d in mesh.devices.flat), spec)
+    else:
+        key = ("hlo", tuple(sorted(d.id for d in sharding.device_set)),
+               str(sharding._to_xla_hlo_sharding(ndim)))
+    if len(_canonical_cache) > 4096:
+        _canonical_cache.clear()
+    _canonical_cache[(sharding, ndim)] = key
+    return key
+
+
+# -- observation -------------------------------------------------------------------------
+
+def sharding_of(t):
+    """The ``jax.sharding.Sharding`` ``t`` has (device data) or will have (pending:
+    compiles its graph, without running it, and asks XLA what it chose)."""
+    from .lowering import linearize, lower
+
+    node = t.node
+    if node.op == "data":
+        return node.value.sharding
+    if node.op in ("param", "const"):
+        return None
+    program = linearize([node])
+    placement = plan(program)
+    compiled = lower(program, (), placement.shardings if placement else None).compile()
+    return compiled.output_shardings[0]
+
+
+def sharding_text(t) -> str:
+    """How ``t`` is laid out: the sharding, the per-device shard shape, each device's slice.
+
+    For a pending value this is what XLA's propagation chose (see ``sharding_of``)."""
+    s = sharding_of(t)
+    head = f"{t.aval} ({'pending' if t.is_pending else 'data'})"
+    if s is None:
+        return f"{head}: host constant, not placed on a device"
+    devices = sorted(s.device_set, key=lambda d: d.id)
+    if isinstance(s, NamedSharding):
+        where = f"{Mesh.from_jax(s.mesh)} spec={_spec_text(s.spec, t.ndim)}"
+    else:
+        where = type(s).__name__
+    shard = s.shard_shape(t.shape)
+    lines = [f"{head} on {len(devices)} device(s): {where}",
+             f"  per-device shape {tuple(shard)}"
+             f"{' (replicated)' if s.is_fully_replicated else ''}"]
+    index_map = s.devices_indices_map(t.shape)
+    for d in devices:
+        index = ", ".join(_slice_text(i) for i in index_map[d])
+        lines.append(f"  {d}: [{index}]")
+    return "\n".join(lines)
+
+
+def _spec_text(spec, ndim: int) -> str:
+    entries = tuple(spec) + (None,) * (ndim - len(spec))
+    return "(" + ", ".join(repr(e) for e in entries) + ("," if ndim == 1 else "") + ")"
+
+
+def _slice_text(s: slice) -> str:
+    if s.start is None and s.stop is None:
+        return ":"
+    return f"{s.start or 0}:{'' if s.stop is None else s.stop}"

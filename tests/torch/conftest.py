@@ -1,0 +1,24 @@
+"""Shared fixtures for the lazy_torch tests."""
+
+from __future__ import annotations
+
+import lazycore as lc
+import pytest
+import torch
+
+import lazy_torch
+
+
+@pytest.fixture
+def dev():
+    return lazy_torch.device()
+
+
+@pytest.fixture
+def counters():
+    """Read the core's counters (a fresh dict each call)."""
+    return lc.metrics.counters
+
+
+def to_cpu(x):
+    return x.cpu() if isinstance(x, torch.Tensor) else x
