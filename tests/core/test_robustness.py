@@ -1,6 +1,5 @@
 """Faults and limits: trace cut, failing programs lose nothing, threads, corrupt cache."""
 
-import os
 import subprocess
 import sys
 import textwrap

@@ -151,7 +151,7 @@ def _broadcast_to(input, shape, name=None):  # noqa: A002
 
 
 @api("fill", "broadcast_in_dim", tensors=("value",))
-def _fill(dims, value, name=None):
+def _fill(dims, value, name=None, layout=None):
     v = to_core(value)
     if v.ndim:
         raise lc.ShapeError("value must be a scalar")
@@ -184,7 +184,7 @@ def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, nam
 
 
 @api("gather_nd", "gather", tensors=("params", "indices"))
-def _gather_nd(params, indices, batch_dims=0, name=None):
+def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     if static(batch_dims):
         raise NotImplementedError("gather_nd with batch_dims runs eagerly")
     p, i = to_core(params), require(to_core(indices), INT, "gather_nd indices")

@@ -121,13 +121,13 @@ def _clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 
 @unary("zeros_like", lowers_to="broadcast_in_dim")
-def _zeros_like(input, dtype=None, name=None):  # noqa: A002 - TF's parameter name
+def _zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002 - TF's parameter name
     t = to_core(input)
     return num.zeros(t.shape, np_dtype(dtype) or t.dtype)
 
 
 @unary("ones_like", lowers_to="broadcast_in_dim")
-def _ones_like(input, dtype=None, name=None):  # noqa: A002
+def _ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     t = to_core(input)
     return num.ones(t.shape, np_dtype(dtype) or t.dtype)
 

@@ -13,6 +13,7 @@ own arguments (same parameter names and defaults) and returns core handles.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -57,7 +58,7 @@ def unary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
           lowers_to: str | None = None):
     """Declare a unary elementwise API: a core op name, or decorate a composite."""
     def register(fn: Callable | None = None):
-        impl = fn if fn is not None else _unary_op(op, dtypes)
+        impl = fn if fn is not None else _unary_op(name, op, dtypes)
         _add(Entry(name, "unary", impl, lowers_to or op or fn.__name__.strip("_")))
         return fn
     if op is not None:
@@ -69,7 +70,7 @@ def unary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
 def binary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
            lowers_to: str | None = None):
     def register(fn: Callable | None = None):
-        impl = fn if fn is not None else _binary_op(op, dtypes)
+        impl = fn if fn is not None else _binary_op(name, op, dtypes)
         _add(Entry(name, "binary", impl, lowers_to or op or fn.__name__.strip("_")))
         return fn
     if op is not None:
@@ -92,23 +93,38 @@ def require(t: lc.Tensor, check: Callable | None, what: str = "") -> lc.Tensor:
     return t
 
 
-def _unary_op(op: str, dtypes):
+def _operands(name: str, n: int):
+    """Pick the ``n`` operands out of a call, by position or by TF's parameter names."""
+    sig = []
+
+    def pick(args, kwargs):
+        if len(args) == n and not kwargs:
+            return args
+        if not sig:
+            sig.append(inspect.signature(resolve(name)))
+        bound = sig[0].bind(*args, **kwargs).arguments
+        return tuple(bound[p] for p in list(sig[0].parameters)[:n])
+    return pick
+
+
+def _unary_op(name: str, op: str, dtypes):
     from ._convert import to_core
 
-    core = lc.ops.get(op)
+    core, pick = lc.ops.get(op), _operands(name, 1)
 
-    def impl(x, name=None):
+    def impl(*args, **kwargs):
+        (x,) = pick(args, kwargs)
         return core(require(to_core(x), dtypes, op))
     return impl
 
 
-def _binary_op(op: str, dtypes):
+def _binary_op(name: str, op: str, dtypes):
     from ._convert import broadcast
 
-    core = lc.ops.get(op)
+    core, pick = lc.ops.get(op), _operands(name, 2)
 
-    def impl(x, y, name=None):
-        a, b = broadcast(x, y)
+    def impl(*args, **kwargs):
+        a, b = broadcast(*pick(args, kwargs))
         return core(require(a, dtypes, op), b)
     return impl
 

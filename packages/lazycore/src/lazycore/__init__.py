@@ -14,10 +14,12 @@ import jax as _jax
 # Every frontend needs real 64-bit types (NumPy float64, PyTorch int64 indices).
 _jax.config.update("jax_enable_x64", True)
 
+# Debugging tools: sync log / recompile summary / allow_sync guard, Chrome trace.
 from . import (  # noqa: E402
     autodiff,
     cache,
     debug,
+    diagnostics,  # noqa: E402
     dtypes,
     errors,
     metrics,
@@ -25,11 +27,21 @@ from . import (  # noqa: E402
     ops,
     random,
     runtime,
+    sharding,  # noqa: E402
 )
 from .autodiff import grad  # noqa: E402
 from .config import configure, settings  # noqa: E402
-from .errors import AxisError, DTypeError, ExecutionError, LazyError, ShapeError  # noqa: E402
+from .diagnostics import allow_sync  # noqa: E402
+from .errors import (  # noqa: E402
+    AxisError,
+    DTypeError,
+    ExecutionError,
+    ImplicitSyncError,  # noqa: E402
+    LazyError,
+    ShapeError,
+)
 from .ir import Aval, Node  # noqa: E402
+from .profile import profile  # noqa: E402  (the function; the module is lazycore.profile)
 from .runtime import (  # noqa: E402
     asarray,
     fallback,
@@ -41,16 +53,9 @@ from .runtime import (  # noqa: E402
     to_numpy_many,
     wait,
 )
+from .sharding import Mesh, mark_sharding  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 from .trace import constant, scalar  # noqa: E402
-from . import sharding  # noqa: E402
-from .sharding import Mesh, mark_sharding  # noqa: E402
-
-# Debugging tools: sync log / recompile summary / allow_sync guard, Chrome trace.
-from . import diagnostics  # noqa: E402
-from .diagnostics import allow_sync  # noqa: E402
-from .errors import ImplicitSyncError  # noqa: E402
-from .profile import profile  # noqa: E402  (the function; the module is lazycore.profile)
 
 __all__ = [
     "Aval", "AxisError", "DTypeError", "ExecutionError", "LazyError", "Node", "ShapeError", "Tensor", "asarray",

@@ -6,6 +6,7 @@ knows any frontend.
 
 from __future__ import annotations
 
+from .composites.arithmetic import floor_divide, floor_mod
 from .composites.broadcasting import (
     broadcast_shapes,
     broadcast_to,
@@ -15,7 +16,6 @@ from .composites.broadcasting import (
     promote,
     where,
 )
-from .composites.arithmetic import floor_divide, floor_mod
 from .composites.conv import avg_pool, conv, max_pool
 from .composites.creation import arange, eye, linspace, ones, tri_mask, triangle, zeros
 from .composites.dynamic import count_true, unique
