@@ -60,7 +60,7 @@ from .trace import constant, scalar  # noqa: E402
 __all__ = [
     "Aval", "AxisError", "DTypeError", "ExecutionError", "LazyError", "Node", "ShapeError", "Tensor", "asarray",
     "autodiff", "cache", "configure", "constant", "debug", "dtypes", "errors", "fallback",
-    "grad", "mark_step", "materialize", "metrics", "numeric", "ops", "random",
+    "grad", "interop", "mark_step", "materialize", "metrics", "numeric", "ops", "random",
     "register_internal_path", "runtime", "scalar", "settings", "sync", "to_numpy",
     "to_numpy_many", "wait",
 ]
