@@ -22,6 +22,7 @@ from . import (  # noqa: E402
     diagnostics,  # noqa: E402
     dtypes,
     errors,
+    interop,
     metrics,
     numeric,
     ops,
