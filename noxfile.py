@@ -13,6 +13,9 @@ nox.options.sessions = [
     "tests_torch",
     "tests_tf",
     "tests_cross",
+    "tests_sharding",
+    "tests_bench",
+    "tests_tools",
     "lint",
 ]
 
@@ -33,9 +36,10 @@ def _install(session: nox.Session, *args: str) -> None:
     session.install(*CONSTRAINTS, *args)
 
 
-def _pytest(session: nox.Session, test_dir: str) -> None:
+def _pytest(session: nox.Session, *test_dirs: str, env: dict | None = None) -> None:
     # Exit code 5 = no tests collected: an empty test directory is not a failure.
-    session.run("pytest", test_dir, *session.posargs, env=TEST_ENV, success_codes=[0, 5])
+    session.run("pytest", *test_dirs, *session.posargs, env={**TEST_ENV, **(env or {})},
+                success_codes=[0, 5])
 
 
 @nox.session
@@ -65,7 +69,26 @@ def tests_tf(session: nox.Session) -> None:
 @nox.session
 def tests_cross(session: nox.Session) -> None:
     _install(session, *ALL_PACKAGES, *TEST_DEPS)
-    _pytest(session, "tests/cross")
+    # one trace across frontends, and robustness (fuzzing, soak, bad input) of each
+    _pytest(session, "tests/cross", "tests/robustness")
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """The long differential-fuzzing profile (thousands of programs per frontend)."""
+    _install(session, *ALL_PACKAGES, *TEST_DEPS)
+    examples = session.posargs[0] if session.posargs else "3000"
+    session.run("pytest", "tests/robustness", "-k", "fuzz", env={**TEST_ENV,
+                "FUZZ_EXAMPLES": examples})
+
+
+@nox.session
+def tests_sharding(session: nox.Session) -> None:
+    # Its own process: XLA must see the flag before jax starts (tests/sharding/conftest.py
+    # sets it too, for a plain `pytest tests/sharding`).
+    _install(session, *ALL_PACKAGES, *TEST_DEPS)
+    env = {**TEST_ENV, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+    session.run("pytest", "tests/sharding", *session.posargs, env=env)
 
 
 @nox.session
@@ -80,13 +103,62 @@ def demo(session: nox.Session) -> None:
     session.run("python", "demo/demo.py", *session.posargs)
 
 
+BENCH_DEPS = ("numexpr",)  # torch.compile (inductor, CPU) needs only torch and a C compiler
+
+
+@nox.session
+def tests_bench(session: nox.Session) -> None:
+    # Runs `python -m benchmarks --quick` in a subprocess: proves the suite runs, no timing.
+    _install(session, *ALL_PACKAGES, *BENCH_DEPS, *TEST_DEPS)
+    _pytest(session, "tests/bench")
+
+
 @nox.session
 def bench(session: nox.Session) -> None:
-    _install(session, *ALL_PACKAGES, "numexpr")
-    session.run("python", "-m", "benchmarks", *session.posargs)
+    # `nox -s bench -- --quick` for tiny sizes; `-- --update-docs` refreshes docs/performance.md.
+    _install(session, *ALL_PACKAGES, *BENCH_DEPS)
+    session.run("python", "-m", "benchmarks", *session.posargs,
+                env={"PYTHONHASHSEED": "0", "JAX_PLATFORMS": "cpu"})
+
+
+DOCS_DEPS = ("sphinx", "myst-parser")
+PACKAGES = ("lazycore", "lazy_numpy", "lazy_torch", "lazy_tf")
+REUSE_OUT = ("--markdown", "docs/_generated/reuse.md", "--json", "docs/_generated/reuse.json",
+             "--coverage", "docs/_generated/coverage.md")
+
+
+@nox.session
+def tests_tools(session: nox.Session) -> None:
+    # Cheap: reuse-metrics fixture test, the lazy_numpy wheel-install test, the docs
+    # build (warnings as errors) and every docs example that needs no torch/TF.
+    _install(session, *CORE, *NUMPY, *TEST_DEPS, *DOCS_DEPS, "setuptools")
+    _pytest(session, "tests/tools")
 
 
 @nox.session
 def reuse(session: nox.Session) -> None:
-    # tools/reuse_metrics.py is expected to be stdlib-only (it inspects the source tree).
-    session.run("python", "tools/reuse_metrics.py", *session.posargs)
+    # tools/reuse_metrics.py is stdlib-only (it reads the source tree); the frameworks are
+    # installed only so that --entries can count each frontend's registered API entries.
+    # Refreshes docs/_generated/reuse.{md,json}; pass your own arguments after `--`.
+    _install(session, *ALL_PACKAGES)
+    session.run("python", "tools/reuse_metrics.py", *(session.posargs or ("--entries", *REUSE_OUT)))
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    # A wheel and an sdist for every package, into dist/.
+    _install(session, "build")
+    for name in PACKAGES:
+        session.run("python", "-m", "build", "--sdist", "--wheel", "--outdir", "dist",
+                    f"packages/{name}")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    # Refresh the generated tables, build the site with warnings as errors into
+    # docs/_build/html, then execute every code example with every framework installed.
+    _install(session, *ALL_PACKAGES, *TEST_DEPS, *DOCS_DEPS)
+    session.run("python", "tools/reuse_metrics.py", "--entries", *REUSE_OUT)
+    session.run("sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs",
+                "docs/_build/html", env=TEST_ENV)
+    session.run("pytest", "tests/tools/test_docs.py", *session.posargs, env=TEST_ENV)

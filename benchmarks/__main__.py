@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 
-from . import _machine, _report
+from . import _harness, _machine, _report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -38,8 +38,11 @@ def discover() -> list[str]:
 
 
 def _normalize(rows, name: str) -> list[dict]:
-    out = []
+    out, skipped = [], 0
     for r in rows if isinstance(rows, list) else []:
+        if isinstance(r, dict) and r.get("skipped"):
+            skipped += 1
+            continue
         if not isinstance(r, dict):
             continue
         r = dict(r)
@@ -47,7 +50,7 @@ def _normalize(rows, name: str) -> list[dict]:
         for key in ROW_KEYS:
             r.setdefault(key, None)
         out.append(r)
-    if not out:
+    if not out and not skipped and _harness.SELECTED is None:
         out.append({"bench": name, "case": "*", "impl": "*", "median_s": None, "runs": 0,
                     "error": "run() returned no rows"})
     return out
@@ -98,6 +101,7 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="tiny sizes: proves the suite runs")
     p.add_argument("--only", default="", help="comma-separated benchmark names")
+    p.add_argument("--impls", default="", help="comma-separated implementations (default all)")
     p.add_argument("--out", default=None, help="JSON path (markdown goes beside it)")
     p.add_argument("--update-docs", action="store_true",
                    help="put the report into docs/performance.md between its markers")
@@ -114,6 +118,8 @@ def main(argv=None) -> int:
         if unknown:
             p.error(f"unknown benchmark(s): {', '.join(unknown)} (have: {', '.join(names)})")
         names = [n for n in names if n in wanted]
+    if a.impls:
+        _harness.SELECTED = {i.strip() for i in a.impls.split(",") if i.strip()}
     out = a.out or os.path.join(HERE, "results", "quick.json" if a.quick else "latest.json")
 
     machine = _machine.describe()

@@ -40,6 +40,15 @@ class Budget:
     timeout_s: float = 300.0
 
 
+# Implementations to run (``--impls``); None = all. Others yield rows marked "skipped",
+# which the runner drops.
+SELECTED: set[str] | None = None
+
+
+def selected(impl: str) -> bool:
+    return SELECTED is None or impl in SELECTED
+
+
 FULL = Budget()
 QUICK = Budget(warmup=1, min_runs=2, max_runs=3, min_time_s=0.0, timeout_s=120.0)
 
@@ -158,6 +167,8 @@ def measure(bench: str, case: str, impl: str, setup: Callable[[], Callable[[], o
     """
     b = budget(quick)
     extra = dict(extra or {})
+    if not selected(impl):
+        return row(bench, case, impl, median_s=None, runs=0, skipped=True), None
     try:
         with _deadline(b.timeout_s):
             t0 = time.perf_counter()

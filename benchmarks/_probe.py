@@ -57,9 +57,14 @@ def _reset_peak() -> bool:
 def _counters() -> dict:
     if "lazycore" not in sys.modules:
         return {}
-    c = sys.modules["lazycore"].metrics.counters()
-    return {k: c.get(k, 0) for k in ("compiles", "cache_hits", "cache_misses", "syncs",
-                                     "executions")}
+    m = sys.modules["lazycore"].metrics
+    c = m.counters()
+    out = {k: c.get(k, 0) for k in ("compiles", "cache_hits", "cache_misses", "syncs",
+                                    "executions", "traced_ops")}
+    for name, t in m.timers().items():  # where the first step's time went, by phase
+        if t.get("total_s") is not None:
+            out[f"{name}_s"] = round(t["total_s"], 4)
+    return out
 
 
 def main(argv=None) -> None:

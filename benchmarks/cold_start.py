@@ -20,7 +20,7 @@ import shutil
 import statistics
 import tempfile
 
-from ._harness import row
+from ._harness import row, selected
 from ._probe import probe
 
 BENCH = "cold_start"
@@ -81,6 +81,8 @@ def run(quick: bool) -> list[dict]:
     rows = []
     impls = QUICK_IMPLS if quick else tuple(WORKLOADS)
     for impl in impls:
+        if not selected(impl):
+            continue
         rows += _one(impl, quick, repeats=1 if quick else 3)
     return rows
 

@@ -36,7 +36,7 @@ def size(quick: bool) -> int:
 
 def expressions(quick: bool) -> dict[str, str]:
     if quick:
-        return {k: EXPRESSIONS[k] for k in ("linear", "compare", "trig", "where")}
+        return {k: EXPRESSIONS[k] for k in ("compare", "trig", "where")}
     return EXPRESSIONS
 
 

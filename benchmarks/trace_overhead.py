@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ._harness import check_close, error_row, row
+from ._harness import check_close, error_row, row, selected
 
 BENCH = "trace_overhead"
 
@@ -57,8 +57,9 @@ def eager_torch(kind):
 
 
 def lazy_torch(kind):
-    import lazy_torch as lt
     import torch
+
+    import lazy_torch as lt
 
     dev = lt.device()
     return (*_data(kind, lambda a: torch.from_numpy(a).to(dev)), lambda t: t.cpu().numpy(),
@@ -124,6 +125,8 @@ def run(quick: bool) -> list[dict]:
     rows = []
     for kind in ("tensor", "scalar"):
         for impl in IMPLS:
+            if not selected(impl):
+                continue
             try:
                 rows += _one(impl, kind, quick)
             except Exception as exc:  # noqa: BLE001 - a frontend not ready is a row

@@ -17,6 +17,8 @@ of the resident-set high-water mark over the resident set after imports.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ._harness import measure
@@ -251,8 +253,9 @@ def tf_xla(case, cfg):
 def lazy_tf(case, cfg):
     if case != "mlp":
         raise NotImplementedError("the TF version exists for the MLP only")
-    import lazy_tf as ltf
     import tensorflow as tf
+
+    import lazy_tf as ltf
 
     x, y = _tf_inputs(tf, case, cfg, ltf.convert_to_tensor)
     step = tf_mlp_step(tf, ltf.Variable, ltf.GradientTape, cfg, x, y)
@@ -282,13 +285,13 @@ def run(quick: bool, memory: bool = True) -> list[dict]:
         cfg = config(case, quick)
         reference = None
         for impl in impls:
-            r, first = measure(BENCH, case, impl, lambda impl=impl: IMPLS[impl](case, cfg),
+            r, first = measure(BENCH, case, impl, partial(IMPLS[impl], case, cfg),
                                quick=quick, reference=reference, rtol=1e-4, atol=1e-5,
                                extra={"config": cfg})
             if impl == "eager_torch" and first is not None:
                 reference = first  # every later implementation must agree on step one
                 r["first_loss"] = first
-            if memory and (not quick or impl == "eager_torch"):
+            if memory and not r.get("skipped") and (not quick or impl == "eager_torch"):
                 r.update(_memory(case, impl, quick))
             rows.append(r)
     return rows

@@ -38,6 +38,9 @@ def assert_same(lazy, eager, rtol=None, atol=None, check_dtype=True):
         for lv, ev in zip(lazy, eager, strict=True):
             assert_same(lv, ev, rtol, atol, check_dtype)
         return
+    if isinstance(eager, np.dtype | str | type(None)):
+        assert lazy == eager
+        return
     if isinstance(eager, bool | int | float | complex) and not isinstance(eager, np.generic):
         assert not isinstance(lazy, lnp.LazyArray) or lazy.ndim == 0
         np.testing.assert_allclose(np.asarray(lazy), eager, rtol=rtol or 1e-12)
@@ -50,7 +53,9 @@ def assert_same(lazy, eager, rtol=None, atol=None, check_dtype=True):
         assert got.dtype == eager.dtype, f"dtype {got.dtype} != {eager.dtype}"
     if eager.dtype.kind in "fc":
         r, a = TOLERANCE.get(eager.dtype, (1e-12, 1e-13))
-        np.testing.assert_allclose(got, eager, rtol=rtol or r, atol=atol or a, equal_nan=True)
+        # the looser of the caller's and the dtype's tolerance
+        np.testing.assert_allclose(got, eager, rtol=max(rtol or 0, r), atol=max(atol or 0, a),
+                                   equal_nan=True)
     else:
         np.testing.assert_array_equal(got, eager)
 

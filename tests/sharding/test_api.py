@@ -143,3 +143,26 @@ def test_donation_still_works_on_a_mesh(mesh):
         lc.sync()
     np.testing.assert_array_equal(lc.to_numpy(w), np.full((8, 4), 8.0))
     assert lc.metrics.counters()["compiles"] == 1
+
+
+def test_recompile_reason_names_the_sharding(mesh):
+    host = np.ones((8, 4), np.float32)
+    for spec in [("data", None), (None, "model")]:
+        x = lc.mark_sharding(lc.asarray(host), mesh, spec)
+        lc.to_numpy(lc.ops.neg(x))
+    (site, reason), = lc.metrics.recompile_reasons()
+    assert "test_api.py" in site
+    assert reason == ("input 0 sharding Mesh(data=4, model=2) spec=(('data',), None) -> "
+                      "Mesh(data=4, model=2) spec=(None, ('model',))")
+
+
+def test_a_sharded_jax_array_from_outside_is_used_as_is(mesh):
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    host = np.arange(16.0).reshape(8, 2)
+    array = jax.device_put(host, NamedSharding(mesh.jax_mesh, PartitionSpec("data")))
+    x = lc.asarray(array)
+    y = nm.elementwise("mul", x, 3.0)
+    assert lc.debug.sharding_of(y).shard_shape((8, 2)) == (2, 2)
+    np.testing.assert_array_equal(lc.to_numpy(y), 3 * host)
+    assert len(y.device_array().sharding.device_set) == 8

@@ -2,8 +2,16 @@
 
 import numpy as np
 import pytest
-from models import (MLP_TP_SPECS, TRANSFORMER_TP_SPECS, batches, mlp_loss, mlp_params, train,
-                    transformer_loss, transformer_params)
+from models import (
+    MLP_TP_SPECS,
+    TRANSFORMER_TP_SPECS,
+    batches,
+    mlp_loss,
+    mlp_params,
+    train,
+    transformer_loss,
+    transformer_params,
+)
 
 import lazycore as lc
 

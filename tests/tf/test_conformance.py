@@ -2,13 +2,13 @@
 tensors; values, dtypes, shapes and exception types must agree, and supported calls
 must not fall back to eager TF."""
 
-import lazycore as lc
 import numpy as np
 import pytest
 import tensorflow as tf
 from tf_helpers import assert_same, lazy
 
 import lazy_tf as ltf
+import lazycore as lc
 
 rng = np.random.default_rng(0)
 

@@ -22,3 +22,7 @@ def counters():
 
 def to_cpu(x):
     return x.cpu() if isinstance(x, torch.Tensor) else x
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "opinfo: the OpInfo sweep (deselect with -m 'not opinfo')")

@@ -49,13 +49,41 @@ def _slice_bound(v):
     raise TypeError("slice indices must be integers or None or have an __index__ method")
 
 
+def _check_masks(shape, key) -> None:
+    """NumPy's IndexError for a boolean index whose shape does not match its axes."""
+    items = key if isinstance(key, tuple) else (key,)
+
+    def width(k):
+        if k is None or k is Ellipsis or isinstance(k, bool | np.bool_):
+            return 0
+        if isinstance(k, LazyArray | np.ndarray) and k.dtype == np.bool_:
+            return k.ndim
+        return 1
+    used = sum(width(k) for k in items)
+    dim = 0
+    for k in items:
+        if k is Ellipsis:
+            dim += max(len(shape) - used, 0)
+            continue
+        if isinstance(k, LazyArray | np.ndarray) and k.dtype == np.bool_ and k.ndim:
+            for i, size in enumerate(k.shape):
+                if dim + i < len(shape) and shape[dim + i] != size:
+                    raise IndexError(
+                        f"boolean index did not match indexed array along axis {dim + i}; "
+                        f"size of axis is {shape[dim + i]} but size of corresponding boolean "
+                        f"axis is {size}")
+        dim += width(k)
+
+
 @numpy_errors
 def getitem(a: LazyArray, key) -> LazyArray:
+    _check_masks(a.shape, key)
     return LazyArray(lc.numeric.getitem(a._t, core_key(key)))
 
 
 @numpy_errors
 def setitem(a: LazyArray, key, value) -> None:
+    _check_masks(a.shape, key)
     if isinstance(value, bool | int | float | complex):
         if isinstance(value, complex) and a.dtype.kind != "c":
             raise TypeError(f"can't convert complex to {a.dtype}")

@@ -758,7 +758,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         raise ValueError("m has more than 2 dimensions")
     if not rowvar and x.shape[0] != 1:
         x = x.T
-    dt = normalize_dtype(dtype) or result_dtype(x, np.float64)
+    dt = normalize_dtype(dtype) or np.result_type(x.dtype, np.float64)
     x = x.astype(dt)
     ddof = (0 if bias else 1) if ddof is None else ddof
     n = x.shape[1]

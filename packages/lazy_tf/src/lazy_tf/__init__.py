@@ -16,17 +16,25 @@ from __future__ import annotations
 
 import os as _os
 
-import lazycore as _lc
 import tensorflow as _tf
 
-from . import _api_array, _api_linalg, _api_math, _api_nn, _indexing  # noqa: F401  (fill the table)
-from . import _dispatch, _operators
+import lazycore as _lc
+
+from . import (  # noqa: F401  (fill the table)
+    _api_array,
+    _api_linalg,
+    _api_math,
+    _api_nn,
+    _dispatch,
+    _indexing,
+    _operators,
+    optimizers,
+)
 from ._api_random import random
 from ._table import API
+from ._tape import GradientTape
 from ._tensor import LazyTensor
 from ._variable import Variable
-from ._tape import GradientTape
-from . import optimizers
 
 _dispatch._install()
 _operators._install()

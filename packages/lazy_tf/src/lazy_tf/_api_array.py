@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 
-from ._convert import broadcast, np_dtype, same_dtype, static, static_int, to_core
+import lazycore as lc
+
+from ._convert import np_dtype, same_dtype, static, static_int, to_core
 from ._indexing import key_to_static
 from ._table import INT, REAL, api, require
 

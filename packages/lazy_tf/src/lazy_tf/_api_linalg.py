@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._convert import np_dtype, same_dtype, static, static_int, to_core
 from ._table import FLOAT, INEXACT, NUMERIC, api, require
@@ -68,12 +69,6 @@ def _inv(input, adjoint=False, name=None):  # noqa: A002
 @api("linalg.det", "linalg_det", tensors=("input",))
 def _det(input, name=None):  # noqa: A002
     return ops.linalg_det(_square(to_core(input), "det"))
-
-
-@api("linalg.slogdet", "linalg_slogdet", tensors=("input",))
-def _slogdet(input, name=None):  # noqa: A002
-    sign, logdet = ops.linalg_slogdet(_square(to_core(input), "slogdet"))
-    return sign, logdet
 
 
 @api("linalg.logdet", "linalg_cholesky, log, reduce_sum", tensors=("matrix",))

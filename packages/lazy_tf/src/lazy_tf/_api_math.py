@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._convert import broadcast, np_dtype, same_dtype, static, to_core
 from ._table import BOOL, FLOAT, INEXACT, INT, NUMERIC, REAL, api, binary, require, unary

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._api_random import next_key
 from ._convert import broadcast, same_dtype, static, to_core

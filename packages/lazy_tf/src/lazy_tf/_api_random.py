@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import types
 
-import lazycore as lc
 import numpy as np
 import tensorflow as tf
+
+import lazycore as lc
 
 from ._convert import np_dtype, static, to_core
 from ._table import api

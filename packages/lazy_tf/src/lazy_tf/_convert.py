@@ -9,9 +9,10 @@ dispatcher turns into TensorFlow's own exception (see ``_fallback.oracle``).
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 import tensorflow as tf
+
+import lazycore as lc
 
 from ._dtypes import to_np
 from ._tensor import LazyTensor, handle
@@ -49,6 +50,10 @@ def to_core(v, dtype=None) -> lc.Tensor:
         if dtype is not None and h.dtype != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {h.dtype}")
         return h
+    if isinstance(v, lc.Tensor):  # already a core handle (internal composition)
+        if dtype is not None and v.dtype != dtype:
+            raise lc.DTypeError(f"expected a {dtype} tensor, got {v.dtype}")
+        return v
     if type(v) in _PY_SCALARS:
         target = dtype if dtype is not None else lc.dtypes.result_type([type(v)], "strict")
         _check_scalar(v, target)

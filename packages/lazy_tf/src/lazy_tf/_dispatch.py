@@ -12,11 +12,12 @@ from __future__ import annotations
 import inspect
 import typing
 
-import lazycore as lc
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.util import dispatch as tf_dispatch
 from tensorflow.python.util import tf_export
+
+import lazycore as lc
 
 from . import _state
 from ._fallback import oracle, run_eager
@@ -44,6 +45,9 @@ def wrap(out):
     if isinstance(out, lc.Tensor):
         if _state.stopped[0]:
             out = lc.ops.stop_gradient(out)
+        elif _state.active_tapes:
+            for tape in _state.active_tapes:
+                tape._record(out)
         return new(out)
     if isinstance(out, tuple) and hasattr(out, "_fields"):
         return type(out)(*[wrap(o) for o in out])
@@ -150,8 +154,7 @@ def _install() -> None:
         if entry.kind != "api" and _unwrapped(api) & set(_ELEMENTWISE[entry.kind]()):
             continue  # reached through the elementwise handlers
         if getattr(api, "_tf_type_based_dispatcher", None) is None:
-            REGISTERED[entry.name] = "not dispatchable"  # TF offers no hook for it
-            continue
+            raise TypeError(f"tf.{entry.name} is not dispatchable: it cannot be in the table")
         tensors = entry.tensors or _first_params(api, 1 if entry.kind == "unary" else 2)
         sigs = [{p: LazyTensor} for p in tensors] + [{p: _LIST} for p in entry.lists]
         tf.experimental.dispatch_for_api(api, *sigs)(_target(entry, api))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 import tensorflow as tf
+
+import lazycore as lc
 
 _TO_NP: dict = {}
 _TO_TF: dict = {}

@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 import sys
 
-import lazycore as lc
 import numpy as np
 import tensorflow as tf
 
-from ._tensor import LazyTensor, handle, new
+import lazycore as lc
+
+from ._tensor import LazyTensor, handle, new, observe
 
 _TF_DIR = os.path.dirname(tf.__file__)
 _TF_DIRS = (_TF_DIR, os.path.join(os.path.dirname(_TF_DIR), "keras"))
@@ -61,8 +62,7 @@ def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
     if api is not None and not api.startswith("convert_to_tensor"):
         lc.metrics.inc("fallbacks")
         lc.metrics.inc(f"fallback::{api}")
-    h = handle(x) if x.__class__ is LazyTensor else x._read()
-    return _eager_from_host(lc.to_numpy_many([h], cause="convert")[0])
+    return _eager_from_host(observe(x, "convert"))
 
 
 def _lazy_leaves(tree) -> list:

@@ -17,8 +17,9 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import lazycore as lc
 import tensorflow as tf
+
+import lazycore as lc
 
 
 @dataclass(frozen=True)

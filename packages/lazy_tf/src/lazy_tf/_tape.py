@@ -10,9 +10,11 @@ forward pass and the update into one compiled step.
 from __future__ import annotations
 
 import contextlib
+import weakref
+
+import tensorflow as tf
 
 import lazycore as lc
-import tensorflow as tf
 
 from . import _state
 from ._convert import to_core
@@ -29,6 +31,10 @@ class GradientTape:
         self._watched: dict[int, object] = {}   # id(value) -> value (kept alive)
         self._used = False
         self._recording = False
+        # handle -> node when made: a sync (e.g. printing the loss inside
+        # the tape) re-points handles at device data; gradients need the graph behind them
+        self._made: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._read: dict[int, lc.Tensor] = {}   # id(value) -> handle as first read here
 
     # -- context ------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -55,6 +61,8 @@ class GradientTape:
 
     def reset(self) -> None:
         self._watched.clear()
+        self._read.clear()
+        self._made.clear()
 
     # -- watching -----------------------------------------------------------------
     def watch(self, tensor) -> None:
@@ -62,10 +70,27 @@ class GradientTape:
             if not isinstance(t, LazyTensor):
                 raise ValueError(f"ltf.GradientTape can only watch lazy tensors, got "
                                  f"{type(t).__name__} (convert it with ltf.convert_to_tensor)")
-            self._watched[id(t)] = t
+            if id(t) not in self._watched:
+                self._watched[id(t)] = t
+                self._read[id(t)] = lc.Tensor(to_core(t).node)
 
     def _watch_handle(self, var: Variable, h) -> None:
-        self._watched.setdefault(id(var), var)
+        if id(var) not in self._watched:
+            self._watched[id(var)] = var
+            self._read[id(var)] = lc.Tensor(h.node)
+
+    def _record(self, h: lc.Tensor) -> None:
+        self._made[h] = h.node
+
+    def _graph_handle(self, value) -> lc.Tensor:
+        """The handle to differentiate: the recorded graph, not synced data."""
+        if id(value) in self._read:
+            return self._read[id(value)]
+        h = to_core(value)
+        made = self._made.get(h)
+        if made is not None and made is not h.node:
+            return lc.Tensor(made)
+        return h
 
     def watched_variables(self) -> tuple:
         return tuple(v for v in self._watched.values() if isinstance(v, Variable))
@@ -84,14 +109,15 @@ class GradientTape:
                 raise ValueError(f"ltf.GradientTape cannot differentiate with respect to "
                                  f"{type(s).__name__}; sources must be lazy tensors or "
                                  "ltf.Variables")
-        outs = [to_core(t) for t in targets]
+        outs = [self._graph_handle(t) for t in targets]
         cts = None
         if output_gradients is not None:
             cts = [None if g is None else to_core(g, o.dtype)
                    for g, o in zip(tf.nest.flatten(output_gradients), outs, strict=True)]
         # only watched sources get gradients (TF returns None for the others)
         watched = [id(s) in self._watched for s in flat_sources]
-        inputs = [to_core(s) if w else None for s, w in zip(flat_sources, watched, strict=True)]
+        inputs = [self._graph_handle(s) if w else None
+                  for s, w in zip(flat_sources, watched, strict=True)]
         active = [i for i in inputs if i is not None]
         grads = iter(lc.grad(outs, active, cts) if active else [])
         results = []

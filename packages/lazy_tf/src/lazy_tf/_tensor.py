@@ -14,9 +14,10 @@ from __future__ import annotations
 import itertools
 import weakref
 
-import lazycore as lc
 import numpy as np
 import tensorflow as tf
+
+import lazycore as lc
 
 from ._dtypes import to_tf
 
@@ -65,11 +66,11 @@ class LazyTensor(tf.experimental.ExtensionType):
 
     # -- observation (each one syncs what it needs) --------------------------------
     def numpy(self):
-        arr = lc.to_numpy(handle(self))
+        arr = observe(self)
         return arr[()] if arr.ndim == 0 else arr
 
     def __array__(self, dtype=None, copy=None):
-        arr = np.asarray(lc.to_numpy(handle(self)))
+        arr = observe(self)
         return arr if dtype is None else arr.astype(dtype)
 
     def __tf_tensor__(self, dtype=None, name=None):
@@ -149,3 +150,13 @@ def handle(x) -> lc.Tensor:
             raise ValueError(f"lazy tensor {x._id} has no value (it was never created here)")
         x.__dict__["_h"] = h
     return h
+
+
+def observe(x, cause: str = "observe") -> np.ndarray:
+    """Host copy of a lazy value. Observing is a step barrier: every live pending value
+    is computed in the same program, since TF programs have no explicit ``mark_step``
+    and variables updated in a loop would otherwise grow one ever longer graph."""
+    h = handle(x) if x.__class__ is LazyTensor else x._read()
+    if h.is_pending:
+        lc.sync(cause=cause)
+    return np.asarray(lc.to_numpy(h))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import itertools
 
-import lazycore as lc
 import tensorflow as tf
+
+import lazycore as lc
 
 from . import _state
 from ._convert import to_core

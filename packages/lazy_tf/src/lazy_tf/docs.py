@@ -14,7 +14,7 @@ _KINDS = {"unary": "unary elementwise dispatcher", "binary": "binary elementwise
 
 
 def supported_api_markdown() -> str:
-    from . import API, _dispatch
+    from . import API
 
     groups: dict[str, list] = {}
     for name in sorted(API):
@@ -29,8 +29,6 @@ def supported_api_markdown() -> str:
                   "| API | lowers to (core) | hooked through |", "|---|---|---|"]
         for e in groups[ns]:
             how = _KINDS[e.kind]
-            if _dispatch.REGISTERED.get(e.name) == "not dispatchable":
-                how = "not dispatchable by TF (reached only via operators/ltf)"
             lines.append(f"| `tf.{e.name}` | {e.lowers_to} | {how} |")
         lines.append("")
     return "\n".join(lines)

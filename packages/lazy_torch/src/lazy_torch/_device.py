@@ -67,7 +67,9 @@ def _empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memor
 
 def _copy_from(src, dst, non_blocking=False):
     if isinstance(dst, LazyTensor):
-        dst.copy_(src)
+        from .lowerings.special import copy_
+
+        copy_(None, (dst, src), {})
     else:
         with torch._C._DisableTorchDispatch():
             dst.copy_(to_cpu(src))
@@ -102,6 +104,8 @@ def setup() -> torch.device:
     lib.impl("arange.start", _host_factory(torch.arange), "PrivateUse1")
     lib.impl("arange", _host_factory(torch.arange), "PrivateUse1")
     lib.impl("linspace", _host_factory(torch.linspace), "PrivateUse1")
+    lib.impl("eye", _host_factory(torch.eye), "PrivateUse1")
+    lib.impl("eye.m", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("randperm", _randperm, "PrivateUse1")
     _LIB = lib
     _tensor.DEVICE = torch.device("lazy", 0)

@@ -247,7 +247,8 @@ def _gather_view(src, size, stride, offset):
     return lc.numeric.take(flat, pos, 0)
 
 
-_INPLACE_VIEW_FUNCTIONAL = {}
+_INPLACE_VIEW_FUNCTIONAL = {aten.transpose_.default: aten.transpose.int,
+                            aten.as_strided_.default: aten.as_strided.default}
 
 
 def _inplace_view(func, args, kwargs):

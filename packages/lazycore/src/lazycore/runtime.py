@@ -227,6 +227,7 @@ def _donatable(program: Program, targets) -> tuple[int, ...]:
 def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str,
                 placement=None):
     key = (program.key, donate) if placement is None else (program.key, donate, placement.key)
+    program.placement = placement  # remembered with the site history (recompile reasons)
     executable = cache.lookup(key)
     if executable is not None:
         _site_history[site] = program
@@ -237,6 +238,7 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
     previous = _site_history.get(site)
     reason = explain_change(previous, program) if previous is not None else "first compile"
     if previous is not None:
+        reason = sharding.explain_change(previous, program) or reason
         metrics.note_recompile(site, reason)
     _site_history[site] = program
     start = time.perf_counter()

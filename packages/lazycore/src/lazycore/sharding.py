@@ -256,6 +256,29 @@ def plan(program) -> Plan | None:
     return Plan(args, shardings, tuple(key))
 
 
+def explain_change(previous, program) -> str | None:
+    """Why a call site recompiled when only where its inputs live changed (else None)."""
+    if previous.key != program.key:
+        return None
+    old = getattr(previous, "placement", None)
+    new = getattr(program, "placement", None)
+    old_keys = old.key if old else (None,) * len(program.inputs)
+    new_keys = new.key if new else (None,) * len(program.inputs)
+    changes = [f"input {i} sharding {_key_text(a)} -> {_key_text(b)}"
+               for i, (a, b) in enumerate(zip(old_keys, new_keys, strict=True)) if a != b]
+    return "; ".join(changes[:4]) + (" ..." if len(changes) > 4 else "") if changes else None
+
+
+def _key_text(key) -> str:
+    if key is None:
+        return "one device"
+    if key[0] == "named":
+        names, shape = key[1], key[2]
+        mesh = ", ".join(f"{n}={s}" for n, s in zip(names, shape, strict=True))
+        return f"Mesh({mesh}) spec={key[4]}"
+    return str(key[2])
+
+
 def _constraint_meshes(nodes) -> list:
     """Meshes named by constraint nodes, also inside ``vjp`` sub-programs."""
     found = []
@@ -310,6 +333,8 @@ def sharding_of(t):
         return node.value.sharding
     if node.op in ("param", "const"):
         return None
+    if node.op == "failed":
+        raise node.value
     program = linearize([node])
     placement = plan(program)
     compiled = lower(program, (), placement.shardings if placement else None).compile()

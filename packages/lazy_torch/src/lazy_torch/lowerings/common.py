@@ -28,11 +28,24 @@ def _pair(a, b):
     key = (a, b)
     out = _PAIR_CACHE.get(key)
     if out is None:
-        if D.is_bool(a) and D.is_bool(b):
-            out = a
-        else:
-            out = _PAIR_CACHE[key] = lc.dtypes.result_type([a, b], "torch")
+        out = _PAIR_CACHE[key] = _promote_pair(a, b)
     return out
+
+
+def _promote_pair(a, b):
+    """PyTorch's tensor-tensor promotion: a higher category wins outright
+    (int32 + float16 -> float16); within a category the wider type wins."""
+    ca, cb = D.category(a), D.category(b)
+    if ca != cb:
+        hi, lo = (a, b) if ca > cb else (b, a)
+        if D.is_complex(hi) and D.is_floating(lo):
+            return D.complex128 if D.float64 in (lo,) or hi == D.complex128 else D.complex64
+        return hi
+    if ca == 2:
+        if {a, b} == {D.float16, D.bfloat16}:
+            return D.float32
+        return a if a.itemsize >= b.itemsize else b
+    return np.promote_types(a, b)
 
 
 def _wrapped(v):

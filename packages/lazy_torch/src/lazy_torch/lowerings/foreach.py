@@ -10,6 +10,9 @@ import torch
 aten = torch.ops.aten
 
 
+_VALUE_KWARG = ("addcmul", "addcdiv")
+
+
 def is_foreach(func) -> bool:
     return func._schema.name.startswith("aten::_foreach_")
 
@@ -30,5 +33,7 @@ def foreach(func, args, kwargs):
     for k in range(n):
         elem = [lists[i][k] if i in lists else a for i, a in enumerate(args)]
         kw = {key: (v[k] if isinstance(v, list | tuple) else v) for key, v in kwargs.items()}
+        if name.rstrip("_") in _VALUE_KWARG and len(elem) == 4:
+            kw["value"] = elem.pop()  # foreach passes the scalar positionally
         out.append(packet(*elem, **kw))
     return None if name.endswith("_") else out

@@ -17,21 +17,28 @@ from .broadcasting import broadcast_to, cast, full
 _INITIAL = {"reduce_sum": 0, "reduce_prod": 1, "reduce_and": True, "reduce_or": False}
 
 
-def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
-    """None -> all axes; ints may be negative; duplicates raise ``AxisError``."""
+def normalize_axes(axis, ndim: int, scalar_axes=(0, -1)) -> tuple[int, ...]:
+    """None -> all axes; ints may be negative; duplicates raise ``AxisError``.
+
+    A 0-d value has no axes; ``scalar_axes`` lists the axis values still accepted for
+    it (PyTorch: 0 and -1; TensorFlow: none; NumPy reductions: 0)."""
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if not isinstance(axis, Iterable) else tuple(axis)
     out = []
     for a in axes:
         a = int(a)
-        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        if ndim == 0:
+            if a not in scalar_axes:
+                raise AxisError(f"axis {a} is out of bounds for array of dimension 0")
+            continue
+        if not -ndim <= a < ndim:
             raise AxisError(f"axis {a} is out of bounds for array of dimension {ndim}")
-        a = a % ndim if ndim else 0
+        a %= ndim
         if a in out:
             raise AxisError(f"repeated axis {a}")
         out.append(a)
-    return tuple(sorted(out)) if ndim else ()
+    return tuple(sorted(out))
 
 
 def keep_dims(x: Tensor, reduced_shape_source: tuple[int, ...], axes) -> Tensor:
@@ -135,9 +142,9 @@ def _arg(name, x, axis, keepdims, index_dtype):
         flat = ops.reshape(x, new_sizes=(x.size,))
         out = ops.get(name)(flat, axis=0, index_dtype=index_dtype)
         return ops.reshape(out, new_sizes=(1,) * x.ndim) if keepdims else out
-    (a,) = normalize_axes(axis, x.ndim)
-    if x.ndim == 0:
+    if x.ndim == 0:  # NumPy and PyTorch both answer 0 for a 0-d input
         return scalar(0, index_dtype)
+    (a,) = normalize_axes(axis, x.ndim)
     out = ops.get(name)(x, axis=a, index_dtype=index_dtype)
     return keep_dims(out, x.shape, (a,)) if keepdims else out
 

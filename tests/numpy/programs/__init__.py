@@ -1,0 +1,1 @@
+"""Classic NumPy workloads, written exactly as a NumPy user would (no lazy_numpy imports)."""

@@ -1,0 +1,130 @@
+"""ltf.GradientTape vs tf.GradientTape on eager TF."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from tf_helpers import assert_same, lazy
+
+import lazy_tf as ltf
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(3, 4)).astype(np.float32)
+W = rng.normal(size=(4, 2)).astype(np.float32)
+
+
+def _both(fn):
+    """Run ``fn(tf_module_like)`` with eager TF classes and with lazy ones."""
+    eager = fn(tf.Variable, tf.GradientTape, tf.constant)
+    lz = fn(ltf.Variable, ltf.GradientTape, ltf.convert_to_tensor)
+    return lz, eager
+
+
+def test_gradient_of_variables_list():
+    def prog(Var, Tape, const):
+        w, b = Var(W), Var(np.zeros(2, np.float32))
+        x = const(X)
+        with Tape() as tape:
+            loss = tf.reduce_sum(tf.tanh(tf.matmul(x, w) + b) ** 2)
+        return tape.gradient(loss, [w, b])
+    assert_same(*_both(prog))
+
+
+def test_gradient_nested_sources_and_watch():
+    def prog(Var, Tape, const):
+        x = const(X)
+        with Tape() as tape:
+            tape.watch(x)
+            y = tf.reduce_mean(tf.exp(x) * x)
+        return tape.gradient(y, {"a": x, "b": [x]})
+    assert_same(*_both(prog))
+
+
+def test_unwatched_tensor_gives_none_and_zeros_on_request():
+    def prog(Var, Tape, const):
+        x, z = const(X), const(X[:, :1])
+        with Tape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x * 2.0)
+        return (tape.gradient(y, z),
+                tape.gradient(y, [x, z], unconnected_gradients=tf.UnconnectedGradients.ZERO))
+    lz, eager = _both(prog)
+    assert lz[0] is None and eager[0] is None
+    assert_same(lz[1], eager[1])
+
+
+def test_persistent_tape_and_non_persistent_error():
+    def prog(Var, Tape, const):
+        x = const(X)
+        with Tape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x ** 2)
+            z = tf.reduce_sum(tf.sin(x))
+        return tape.gradient(y, x), tape.gradient(z, x)
+    assert_same(*_both(prog))
+    x = lazy(X)
+    with ltf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(x)
+    tape.gradient(y, x)
+    with pytest.raises(RuntimeError):
+        tape.gradient(y, x)
+
+
+def test_stop_recording_and_stop_gradient():
+    def prog(Var, Tape, const):
+        w = Var(W)
+        x = const(X)
+        with Tape() as tape:
+            h = tf.matmul(x, w)
+            with tape.stop_recording():
+                scale = tf.reduce_sum(w)
+            loss = tf.reduce_sum(h * scale) + tf.reduce_sum(tf.stop_gradient(w) * w)
+        return tape.gradient(loss, w)
+    assert_same(*_both(prog), rtol=1e-4)
+
+
+def test_output_gradients_and_multiple_targets():
+    def prog(Var, Tape, const):
+        w = Var(W)
+        x = const(X)
+        with Tape() as tape:
+            y = tf.matmul(x, w)
+            z = tf.reduce_sum(w)
+        return tape.gradient([y, z], w, output_gradients=[const(np.ones((3, 2), np.float32)),
+                                                          const(np.float32(2.0))])
+    assert_same(*_both(prog))
+
+
+def test_non_trainable_variable_is_not_watched_and_int_source_is_none():
+    def prog(Var, Tape, const):
+        w = Var(W, trainable=False)
+        n = Var(np.arange(3, dtype=np.int32))
+        with Tape() as tape:
+            y = tf.reduce_sum(w * 3.0) + tf.cast(tf.reduce_sum(n), tf.float32)
+        return tape.gradient(y, [w, n])
+    lz, eager = _both(prog)
+    assert lz == [None, None] and eager == [None, None]
+
+
+def test_second_order_with_nested_tapes():
+    def prog(Var, Tape, const):
+        x = const(np.array([0.5, 1.5], np.float32))
+        with Tape() as outer:
+            outer.watch(x)
+            with Tape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(x ** 3)
+            g = inner.gradient(y, x)
+        return outer.gradient(g, x)
+    assert_same(*_both(prog), rtol=1e-5)
+
+
+def test_observing_inside_the_tape_keeps_gradients():
+    def prog(Var, Tape, const):
+        w = Var(W)
+        with Tape() as tape:
+            loss = tf.reduce_sum(tf.matmul(const(X), w) ** 2)
+            float(loss)            # a sync in the middle of the tape
+            ltf.sync()
+        return tape.gradient(loss, w)
+    assert_same(*_both(prog), rtol=1e-5)

@@ -1,0 +1,147 @@
+"""The docs site: it builds with warnings as errors, and every code example in it runs.
+
+Every fenced ``python`` block of every page under docs/ is executed, the blocks of a page
+in order in one namespace (like a notebook). A block importing a framework that is not
+installed (torch, tensorflow and their frontends) is skipped, so the cheap CI session runs
+the core and NumPy examples and ``nox -s docs`` runs them all. Code that is not meant to
+run goes in a ``text`` / ``sh`` block. Docstring examples of the core (shown in the API
+reference) run through doctest.
+"""
+
+import doctest
+import importlib
+import importlib.util
+import json
+import os
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+PAGES = sorted(p for p in DOCS.glob("*.md"))
+FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)\s*$",
+                   re.M | re.S)
+IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
+
+
+def python_blocks(text: str) -> list[tuple[int, str]]:
+    """(line number, code) of each ``python``/``py``/``pycon`` fenced block."""
+    out = []
+    for m in FENCE.finditer(text):
+        lang = m.group("info").strip().split()[0] if m.group("info").strip() else ""
+        if lang in ("python", "py", "pycon", "python3"):
+            line = text.count("\n", 0, m.start()) + 2
+            body = "\n".join(ln[len(m.group("indent")):] for ln in m.group("body").splitlines())
+            out.append((line, body))
+    return out
+
+
+def missing_modules(code: str) -> list[str]:
+    return sorted({name for name in IMPORT.findall(code)
+                   if importlib.util.find_spec(name) is None})
+
+
+def test_fence_parser_finds_python_blocks_only():
+    text = "x\n```python\na = 1\n```\n```sh\nls\n```\n  ```py\n  b = 2\n  ```\n"
+    assert python_blocks(text) == [(3, "a = 1"), (9, "b = 2")]
+
+
+# Runs one page's blocks in a fresh interpreter: pages do not share state, and a page may
+# need XLA flags set before jax starts (scaling examples simulate 8 CPU devices).
+_DRIVER = r"""
+import doctest, importlib.util, json, re, sys
+IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
+page, blocks = json.load(sys.stdin)
+namespace = {"__name__": "docs_example"}
+ran, skipped = 0, []
+for line, code in blocks:
+    missing = sorted({n for n in IMPORT.findall(code) if importlib.util.find_spec(n) is None})
+    if missing:
+        skipped.append(f"{page}:{line} needs {', '.join(missing)}")
+        continue
+    where = f"{page}:{line}"
+    try:
+        if code.lstrip().startswith(">>>"):
+            test = doctest.DocTestParser().get_doctest(code, namespace, page, page, line)
+            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+            runner.run(test)
+            if runner.failures:
+                raise AssertionError("doctest failed")
+        else:
+            exec(compile(code, where, "exec"), namespace)
+    except BaseException as e:
+        print(json.dumps({"error": f"example at {where} failed: {type(e).__name__}: {e}"}))
+        sys.exit(0)
+    ran += 1
+print(json.dumps({"ran": ran, "skipped": skipped}))
+"""
+EXAMPLE_ENV = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_every_code_example_runs(page, tmp_path):
+    blocks = python_blocks(page.read_text(encoding="utf-8"))
+    if not blocks:
+        pytest.skip("no python examples")
+    env = {**os.environ, **EXAMPLE_ENV}
+    out = subprocess.run([sys.executable, "-c", _DRIVER], input=json.dumps([page.name, blocks]),
+                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    lines = out.stdout.strip().splitlines()
+    assert out.returncode == 0 and lines, out.stderr[-3000:]
+    result = json.loads(lines[-1])
+    assert "error" not in result, result.get("error", "") + "\n" + out.stderr[-2000:]
+    if not result["ran"]:
+        pytest.skip("; ".join(result["skipped"]))
+
+
+def _core_modules():
+    lc = pytest.importorskip("lazycore")
+    names = ["lazycore"]
+    for info in pkgutil.walk_packages(lc.__path__, "lazycore."):
+        names.append(info.name)
+    return names
+
+
+def test_core_docstring_examples_run(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    failed, tried = [], 0
+    for name in _core_modules():
+        module = importlib.import_module(name)
+        if not isinstance(module, type(sys)):
+            continue
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
+        tried += result.attempted
+        if result.failed:
+            failed.append(name)
+    assert not failed, f"docstring examples failed in {failed}"
+    assert tried > 0
+
+
+def test_every_sync_cause_is_documented():
+    lc = pytest.importorskip("lazycore")
+    text = (DOCS / "debugging.md").read_text(encoding="utf-8")
+    for cause in lc.diagnostics.CAUSES:
+        assert f"| `{cause}` |" in text, cause
+
+
+def test_site_builds_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("myst_parser")
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E",
+                          "-b", "html", "-d", str(tmp_path / "doctrees"), str(DOCS),
+                          str(tmp_path / "html")],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-4000:]
+    html = (tmp_path / "html")
+    for page in ("index", "getting-started", "concepts", "debugging", "api", "reuse"):
+        assert (html / f"{page}.html").exists(), page
+    api = (html / "api.html").read_text(encoding="utf-8")
+    assert "allow_sync" in api and "ImplicitSyncError" in api and "to_numpy_many" in api
+    reuse = (html / "reuse.html").read_text(encoding="utf-8")
+    assert "Shared code per frontend" in reuse and "Core ops reached by each frontend" in reuse

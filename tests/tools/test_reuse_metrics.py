@@ -1,0 +1,219 @@
+"""tools/reuse_metrics.py on a small fixture tree with counts worked out by hand."""
+
+import importlib.util
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("reuse_metrics", ROOT / "tools" / "reuse_metrics.py")
+rm = importlib.util.module_from_spec(_spec)
+sys.modules["reuse_metrics"] = rm  # dataclasses look their module up
+_spec.loader.exec_module(rm)
+
+CORE_FILES = {
+    "__init__.py": '''
+        """Fixture core."""
+        from . import ops, numeric  # comment
+        from .runtime import sync
+    ''',  # 2 statements
+    "runtime.py": '''
+        """Runtime."""
+
+
+        def sync():
+            # a comment
+            """Doc."""
+            return 1
+    ''',  # 2
+    "ops/__init__.py": '''
+        from .registry import defop
+        from . import elementwise, reduction
+    ''',  # 2
+    "ops/registry.py": '''
+        OPS = {}
+
+
+        def defop(name, family, rule, lower):
+            OPS[name] = (family, rule, lower)
+            return name
+    ''',  # 4
+    "ops/elementwise.py": '''
+        """Elementwise."""
+        from .registry import defop
+
+
+        def _unary(name, lower):
+            return defop(name, "elementwise", None, lower)
+
+
+        neg = _unary("neg", None)
+        exp = _unary("exp", None)
+        add = defop("add", "elementwise", None, None)
+    ''',  # 6; ops neg, exp, add
+    "ops/reduction.py": '''
+        from .registry import defop
+
+        _REDUCERS = {
+            "reduce_sum": 0,
+            "reduce_max": 1,
+        }
+
+        for _name in _REDUCERS:
+            defop(_name, "reduction", None, None)
+
+        for _name in ("argmax",):
+            defop(f"{_name}_index", "reduction", None, None)
+    ''',  # 6; ops reduce_sum, reduce_max, argmax_index
+    "numeric.py": '''
+        """Composites namespace."""
+        from .composites.nn import relu, softmax
+        from .composites.red import total as sum_all
+    ''',  # 2; composites relu, softmax, sum_all
+    "composites/__init__.py": "",
+    "composites/nn.py": '''
+        from .. import ops
+        from .red import total
+
+
+        def relu(x):
+            return ops.add(x, x)
+
+
+        def softmax(x):
+            e = ops.exp(x)
+            return _normalize(e)
+
+
+        def _normalize(e):
+            return total(e)
+    ''',  # 9
+    "composites/red.py": '''
+        from .. import ops
+
+
+        def total(x):
+            return ops.reduce_sum(x)
+    ''',  # 3
+    "sharding.py": '''
+        def shard(x):
+            return x
+    ''',  # 2, imported by nobody
+}
+
+FRONTEND_A = '''
+    """Frontend A."""
+    import lazycore as lc
+
+    num = lc.numeric
+
+    TABLE = {"plus": "add"}
+
+
+    def softmax(x):
+        return num.softmax(x)
+
+
+    def negative(x):
+        return lc.ops.neg(x)
+'''  # 7 statements
+
+
+@pytest.fixture
+def repo(tmp_path):
+    core = tmp_path / "packages" / "lazycore" / "src" / "lazycore"
+    for rel, text in CORE_FILES.items():
+        path = core / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    a = tmp_path / "packages" / "lazy_a" / "src" / "lazy_a"
+    a.mkdir(parents=True)
+    (a / "__init__.py").write_text(textwrap.dedent(FRONTEND_A).lstrip("\n"))
+    b = tmp_path / "packages" / "lazy_b" / "src" / "lazy_b"
+    b.mkdir(parents=True)
+    (b / "__init__.py").write_text('"""Placeholder: nothing here yet."""\n')
+    return tmp_path
+
+
+def test_logical_lines_skip_blanks_comments_docstrings_and_join_continuations():
+    src = textwrap.dedent('''
+        """Module doc."""
+        # comment
+
+        x = [1,
+             2]  # trailing comment
+        def f():
+            """Doc."""
+            return x
+    ''')
+    assert rm.logical_lines(src) == 3
+
+
+def test_core_counts(repo):
+    data = rm.analyse(repo)
+    core = data["core"]
+    assert core["lines"] == 38
+    assert core["ops"] == 6 and core["composites"] == 3
+    assert core["ops_by_family"] == {"elementwise": 3, "reduction": 3}
+    assert core["components"] == {"ops (primitives)": 18, "composites": 14, "runtime": 2,
+                                  "sharding": 2, "other": 2}
+
+
+def test_declared_ops_follow_wrappers_loops_and_fstrings(repo):
+    core = rm.load_core(repo / "packages" / "lazycore" / "src" / "lazycore")
+    assert sorted(core.ops) == ["add", "argmax_index", "exp", "neg", "reduce_max", "reduce_sum"]
+    assert core.composites == {"relu": ("composites/nn.py", "relu"),
+                               "softmax": ("composites/nn.py", "softmax"),
+                               "sum_all": ("composites/red.py", "total")}
+
+
+def test_frontend_reach_and_shared_fraction(repo):
+    a = rm.analyse(repo)["frontends"]["lazy_a"]
+    assert a["status"] == "ok" and a["lines"] == 7
+    assert a["ops_direct"] == 2            # "add" (a table string) and lc.ops.neg
+    assert a["ops_reached"] == 4           # + exp, reduce_sum through softmax
+    assert a["composites_direct"] == 1 and a["composites_reached"] == 2  # softmax, sum_all
+    assert a["core_lines_used"] == 36      # everything but the unused sharding.py
+    assert a["shared_fraction"] == round(36 / 43, 4)
+    assert a["api_entries"] is None        # not asked for (--entries)
+
+
+def test_placeholder_frontend_degrades_gracefully(repo):
+    b = rm.analyse(repo)["frontends"]["lazy_b"]
+    assert b["status"] == "placeholder" and b["lines"] == 0 and b["shared_fraction"] is None
+    assert "| `lazy_b` | lazy_b | 0 | - | - | - | - | placeholder |" in rm.markdown(
+        rm.analyse(repo))
+
+
+def test_cli_writes_json_and_markdown(repo, tmp_path):
+    out_json, out_md = tmp_path / "out" / "reuse.json", tmp_path / "out" / "reuse.md"
+    assert rm.main(["--root", str(repo), "--json", str(out_json), "--markdown", str(out_md)]) == 0
+    data = json.loads(out_json.read_text())
+    assert data["frontends"]["lazy_a"]["core_lines_used"] == 36
+    md = out_md.read_text()
+    assert "| `lazy_a` | lazy_a | 7 | 36 | 84% | 4 / 6 | 2 / 3 | n/a |" in md
+    assert "## The core: 38 logical lines, 6 ops, 3 composites" in md
+    assert "| ops (primitives) | 18 | 47% |" in md
+
+
+def test_static_op_and_composite_lists_match_the_real_registry():
+    """On this repository, the static scan finds exactly the ops lazycore registers."""
+    lc = pytest.importorskip("lazycore")
+    core = rm.load_core(Path(lc.__file__).parent)
+    assert set(core.ops) == set(lc.ops.OPS)
+    public = {n for n in dir(lc.numeric) if not n.startswith("_")
+              and callable(getattr(lc.numeric, n))}
+    assert set(core.composites) == public
+
+
+def test_real_repository_report_has_every_frontend():
+    data = rm.analyse(ROOT)
+    assert set(data["frontends"]) >= {"lazy_numpy", "lazy_torch", "lazy_tf"}
+    assert data["core"]["ops"] > 50 and data["core"]["lines"] > 1000
+    for f in data["frontends"].values():
+        assert f["status"] in ("ok", "placeholder")
+        if f["status"] == "ok":
+            assert 0 < f["shared_fraction"] < 1 and f["ops_reached"] >= f["ops_direct"]
