@@ -7,6 +7,12 @@ construction excluded and reported as ``import_s`` / ``setup_s``):
 * ``no_cache``     - persistent cache off: what every new process pays today;
 * ``cache_first``  - cache on, empty directory: pays the compile and writes the cache;
 * ``cache_second`` - cache on, the directory the first process wrote: a second process.
+* ``cache_second_seeded`` - the same pair of processes, both with ``PYTHONHASHSEED=0``
+  (only the second is reported): shows what the cache gives when program keys do not
+  depend on Python's per-process string-hash randomization.
+
+Processes run with ``PYTHONHASHSEED`` removed from the environment (random, as users
+run), except in the seeded mode.
 
 Workloads: the MLP training step (``train_step``'s) for lazy_torch, lazy_tf and
 hand-written ``jax.jit`` (JAX's own persistent cache, for reference), and numexpr's
@@ -24,7 +30,7 @@ from ._harness import row, selected
 from ._probe import probe
 
 BENCH = "cold_start"
-MODES = ("no_cache", "cache_first", "cache_second")
+MODES = ("no_cache", "cache_first", "cache_second", "cache_second_seeded")
 
 # impl -> (benchmark module, case)
 WORKLOADS = {
@@ -36,15 +42,16 @@ WORKLOADS = {
 QUICK_IMPLS = ("lazy_numpy", "jax_jit")
 
 
-def _env(impl: str, cache_dir: str | None) -> dict:
+def _env(impl: str, cache_dir: str | None, seed: str | None = None) -> dict:
     """Environment for one probe: the cache switched on (at ``cache_dir``) or off."""
+    env = {"PYTHONHASHSEED": seed}
     if impl == "jax_jit":
         if cache_dir is None:
-            return {"JAX_COMPILATION_CACHE_DIR": None}
-        return {"JAX_COMPILATION_CACHE_DIR": cache_dir,
+            return {**env, "JAX_COMPILATION_CACHE_DIR": None}
+        return {**env, "JAX_COMPILATION_CACHE_DIR": cache_dir,
                 "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
                 "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
-    return {"LAZYCORE_PERSISTENT_CACHE": cache_dir, "JAX_COMPILATION_CACHE_DIR": None}
+    return {**env, "LAZYCORE_PERSISTENT_CACHE": cache_dir, "JAX_COMPILATION_CACHE_DIR": None}
 
 
 def _one(impl: str, quick: bool, repeats: int) -> list[dict]:
@@ -53,13 +60,17 @@ def _one(impl: str, quick: bool, repeats: int) -> list[dict]:
     for _ in range(repeats):
         samples["no_cache"].append(probe(module, case, impl, quick=quick, steps=1,
                                          env=_env(impl, None)))
-        cache_dir = tempfile.mkdtemp(prefix="lazytensor-cold-")
-        try:
-            for mode in ("cache_first", "cache_second"):
-                samples[mode].append(probe(module, case, impl, quick=quick, steps=1,
-                                           env=_env(impl, cache_dir)))
-        finally:
-            shutil.rmtree(cache_dir, ignore_errors=True)
+        for seed, modes in ((None, ("cache_first", "cache_second")),
+                            ("0", (None, "cache_second_seeded"))):
+            cache_dir = tempfile.mkdtemp(prefix="lazytensor-cold-")
+            try:
+                for mode in modes:
+                    result = probe(module, case, impl, quick=quick, steps=1,
+                                   env=_env(impl, cache_dir, seed))
+                    if mode is not None:
+                        samples[mode].append(result)
+            finally:
+                shutil.rmtree(cache_dir, ignore_errors=True)
     rows = []
     for mode, results in samples.items():
         label = f"{module}.{case}/{mode}"
@@ -83,6 +94,6 @@ def run(quick: bool) -> list[dict]:
     for impl in impls:
         if not selected(impl):
             continue
-        rows += _one(impl, quick, repeats=1 if quick else 3)
+        rows += _one(impl, quick, repeats=1)
     return rows
 

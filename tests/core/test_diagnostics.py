@@ -153,6 +153,9 @@ def test_allow_sync_false_lets_explicit_sync_run_but_not_host_reads():
         y = ops.exp(x)
         lc.sync()
         assert not y.is_pending
+        z = ops.neg(y)
+        lc.sync(cause="mark_step")  # a frontend's step barrier
+        assert not z.is_pending
         with pytest.raises(lc.ImplicitSyncError, match="cause=host_transfer"):
             lc.to_numpy(y)
         with pytest.raises(lc.ImplicitSyncError, match="cause=materialize"):
@@ -203,7 +206,7 @@ def test_profile_writes_chrome_trace_with_phases_and_steps(tmp_path):
     # spans on the phase track do not overlap
     phases = sorted((e["ts"], e["ts"] + e["dur"]) for e in events
                     if e["ph"] == "X" and e["tid"] == 1)
-    assert all(a[1] <= b[0] + 1.0 for a, b in zip(phases, phases[1:]))
+    assert all(a[1] <= b[0] + 1.0 for a, b in zip(phases, phases[1:], strict=False))
 
 
 def test_profile_is_off_outside_the_block_and_not_nestable(tmp_path):

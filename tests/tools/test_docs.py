@@ -26,7 +26,6 @@ DOCS = ROOT / "docs"
 PAGES = sorted(p for p in DOCS.glob("*.md"))
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)\s*$",
                    re.M | re.S)
-IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
 
 
 def python_blocks(text: str) -> list[tuple[int, str]]:
@@ -41,11 +40,6 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def missing_modules(code: str) -> list[str]:
-    return sorted({name for name in IMPORT.findall(code)
-                   if importlib.util.find_spec(name) is None})
-
-
 def test_fence_parser_finds_python_blocks_only():
     text = "x\n```python\na = 1\n```\n```sh\nls\n```\n  ```py\n  b = 2\n  ```\n"
     assert python_blocks(text) == [(3, "a = 1"), (9, "b = 2")]
@@ -55,7 +49,6 @@ def test_fence_parser_finds_python_blocks_only():
 # need XLA flags set before jax starts (scaling examples simulate 8 CPU devices).
 _DRIVER = r"""
 import doctest, importlib.util, json, re, sys
-IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
 page, blocks = json.load(sys.stdin)
 namespace = {"__name__": "docs_example"}
 ran, skipped = 0, []

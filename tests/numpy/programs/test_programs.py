@@ -115,8 +115,8 @@ def test_mandelbrot():
 
 
 def test_mandelbrot_boolean_masks(counters):
-    c = mandelbrot.grid(24)
-    eager = mandelbrot.masked_iterations(c)
-    lazy = mandelbrot.masked_iterations(lnp.asarray(c))
+    c = mandelbrot.grid(16)
+    eager = mandelbrot.masked_iterations(c, 6)
+    lazy = mandelbrot.masked_iterations(lnp.asarray(c), 6)
     np.testing.assert_array_equal(np.asarray(lazy), eager)
     assert counters()["sync::data_dependent"] > 0  # masks needed their counts

@@ -78,3 +78,5 @@ __all__ = [
     "random", "sync", "tri", "zeros", "zeros_like",
 ]
 _ = (_linalg, _reductions, _shape)
+
+from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

@@ -15,11 +15,26 @@ from ._array import LazyArray
 from ._convert import numpy_errors, tensor
 
 
-def core_key(key):
-    """User key -> a key the core understands (LazyArrays become Tensors)."""
-    if isinstance(key, tuple):
-        return tuple(_item(k) for k in key)
-    return _item(key)
+def core_key(key, base=None):
+    """User key -> a key the core understands (LazyArrays become Tensors).
+
+    A lazy boolean mask is a data-dependent shape: it is computed together with the
+    array it indexes (one counted sync, which also cuts both histories so a loop's
+    graphs stay small), and replaced by its ``nonzero`` index arrays as device data
+    (not baked constants, so equal counts reuse the compiled program)."""
+    items = key if isinstance(key, tuple) else (key,)
+    masks = [k for k in items if isinstance(k, LazyArray) and k.dtype == np.bool_ and k.ndim]
+    if masks:
+        lc.metrics.inc("data_dependent_syncs")
+        lc.sync([m._t for m in masks] + ([base] if base is not None else []),
+                cause="data_dependent")
+    out = []
+    for k in items:
+        if isinstance(k, LazyArray) and k.dtype == np.bool_ and k.ndim:
+            out.extend(lc.asarray(i.astype(np.int64)) for i in np.nonzero(k.__array__()))
+        else:
+            out.append(_item(k))
+    return tuple(out) if isinstance(key, tuple) or masks else out[0]
 
 
 def _item(k):
@@ -78,7 +93,7 @@ def _check_masks(shape, key) -> None:
 @numpy_errors
 def getitem(a: LazyArray, key) -> LazyArray:
     _check_masks(a.shape, key)
-    return LazyArray(lc.numeric.getitem(a._t, core_key(key)))
+    return LazyArray(lc.numeric.getitem(a._t, core_key(key, a._t)))
 
 
 @numpy_errors
@@ -92,4 +107,5 @@ def setitem(a: LazyArray, key, value) -> None:
         v = tensor(value)
         if v.dtype.kind == "c" and a.dtype.kind != "c":
             v = lc.ops.real(v)  # NumPy warns (ComplexWarning) and drops the imaginary part
-    a._t = lc.numeric.setitem(a._t, core_key(key), lc.numeric.cast(v, a.dtype))
+    k = core_key(key, a._t)
+    a._t = lc.numeric.setitem(a._t, k, lc.numeric.cast(v, a.dtype))

@@ -88,3 +88,5 @@ def fallback_counts() -> dict[str, int]:
 __all__ = ["API", "GradientTape", "LazyTensor", "Tensor", "Variable", "constant",
            "convert_to_tensor", "fallback_counts", "is_lazy", "metrics", "optimizers",
            "random", "sync"]
+
+from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

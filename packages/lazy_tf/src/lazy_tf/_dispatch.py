@@ -163,18 +163,21 @@ def _install() -> None:
 
 # APIs whose job is to leave the lazy world: TF's default path calls __tf_tensor__ (a sync)
 _OBSERVERS = {"convert_to_tensor", "is_tensor", "get_static_value", "print"}
-_NAMESPACES = ("", "math", "nn", "linalg", "signal", "random", "bitwise", "image", "sparse")
+_NAMESPACES = ("", "math", "nn", "linalg", "signal", "random", "bitwise", "image", "sparse",
+               "strings", "dtypes", "debugging")
 
 
 def _install_catch_all() -> None:
+    elementwise = set(tf_dispatch.unary_elementwise_apis()) | set(
+        tf_dispatch.binary_elementwise_apis())
     for ns in _NAMESPACES:
         module = resolve(ns) if ns else tf
         for attr in dir(module):
             api = getattr(module, attr, None)
             if not callable(api) or getattr(api, "_tf_type_based_dispatcher", None) is None:
                 continue
-            if api in _BY_FUNC or api in _NAMES:
-                continue
+            if api in _BY_FUNC or api in _NAMES or _unwrapped(api) & elementwise:
+                continue  # in the table, or reached through the elementwise handlers
             name = name_of(api)
             if name in _OBSERVERS:
                 continue

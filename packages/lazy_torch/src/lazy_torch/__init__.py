@@ -58,3 +58,5 @@ from . import debug  # noqa: E402
 
 __all__ = ["LOWERINGS", "LazyTensor", "core", "debug", "device", "manual_seed", "mark_step",
            "metrics", "sync"]
+
+from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

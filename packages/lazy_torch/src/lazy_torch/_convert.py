@@ -45,7 +45,7 @@ def cpu_to_numpy(t: torch.Tensor) -> np.ndarray:
 def numpy_to_cpu(a) -> torch.Tensor:
     a = np.asarray(a)
     if a.dtype == lc.dtypes.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16).copy()).view(torch.bfloat16)
+        return torch.from_numpy(a.copy(order="C").view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(np.array(a, copy=True))
 
 

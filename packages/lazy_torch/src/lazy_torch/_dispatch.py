@@ -98,7 +98,7 @@ def resolve(func):
             return _make_out(packet, _out_args(func))
     decomp = decomposition_table.get(func)
     if decomp is not None and func not in _SKIP_DECOMP:
-        return lambda f, a, k: decomp(*a, **k)
+        return _make_decomposed(decomp)
     if func.has_kernel_for_dispatch_key(_CIA):
         return lambda f, a, k: f.decompose(*a, **k)
     return _fallback
@@ -139,10 +139,20 @@ def _make_lowered(low):
     return handler
 
 
+def _make_decomposed(decomp):
+    def handler(func, args, kwargs):
+        out = decomp(*args, **kwargs)
+        # some decompositions decline inputs they do not cover
+        return _fallback(func, args, kwargs) if out is NotImplemented else out
+    return handler
+
+
 def _next_strategy(func, args, kwargs):
     decomp = decomposition_table.get(func)
     if decomp is not None:
-        return decomp(*args, **kwargs)
+        out = decomp(*args, **kwargs)
+        if out is not NotImplemented:
+            return out
     if func.has_kernel_for_dispatch_key(_CIA):
         return func.decompose(*args, **kwargs)
     return _fallback(func, args, kwargs)
@@ -234,10 +244,14 @@ def _view(func, args, kwargs):
     if isinstance(metas, list):
         if values is NotImplemented:
             values = [_gather_view(src, *m) for m in metas]
-        return [make_view(src, v, *m) for v, m in zip(values, metas, strict=True)]
+        return [_aliasing(src, v, m) for v, m in zip(values, metas, strict=True)]
     if values is NotImplemented:
         values = _gather_view(src, *metas)
-    return make_view(src, values, *metas)
+    return _aliasing(src, values, metas)
+
+
+def _aliasing(src, value, meta):
+    return wrap(value) if meta is None else make_view(src, value, *meta)
 
 
 def _gather_view(src, size, stride, offset):

@@ -30,12 +30,16 @@ def _meta_like(t: torch.Tensor) -> torch.Tensor:
     return storage.as_strided(size, stride, offset)
 
 
-def _layout(m: torch.Tensor):
+def _layout(m: torch.Tensor, src: torch.Tensor):
+    """(size, stride, offset), or None when the op returned a fresh tensor (no alias)."""
+    if not (m._is_view() or m is src):
+        return None
     return tuple(m.shape), m.stride(), m.storage_offset()
 
 
 def view_meta(func, t, args, kwargs):
-    """(size, stride, offset) of ``func(t, *args, **kwargs)``, or a list for multi-output views."""
+    """(size, stride, offset) of ``func(t, *args, **kwargs)``, or a list for multi-output views;
+    None where the op did not alias its input."""
     try:
         key = (func, tuple(t.shape), t.stride(), t.storage_offset(), t.dtype, _freeze(args),
                _freeze(tuple(sorted(kwargs.items()))))
@@ -45,8 +49,9 @@ def view_meta(func, t, args, kwargs):
     if hit is not None:
         return hit
     meta_args = [_meta_like(a) if isinstance(a, torch.Tensor) else a for a in args]
-    out = func(_meta_like(t), *meta_args, **kwargs)
-    result = [_layout(m) for m in out] if isinstance(out, list | tuple) else _layout(out)
+    src = _meta_like(t)
+    out = func(src, *meta_args, **kwargs)
+    result = [_layout(m, src) for m in out] if isinstance(out, list | tuple) else _layout(out, src)
     if key is not None:
         if len(_CACHE) > 65536:
             _CACHE.clear()

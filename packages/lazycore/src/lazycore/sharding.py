@@ -226,25 +226,24 @@ def plan(program) -> Plan | None:
     meshes = _constraint_meshes(program.nodes)
     for node in program.inputs:
         if node.op == "data":
-            s = node.value.sharding
-            if len(s.device_set) > 1:
-                meshes.append(s.mesh if isinstance(s, NamedSharding) else _device_mesh(s))
+            mesh = _facts(node.value.sharding)[1]
+            if mesh is not None:
+                meshes.append(mesh)
     if not meshes:
         return None
     mesh = meshes[0]
-    devices = set(mesh.devices.flat)
+    devices, replicated = _facts(_replicated(mesh))[0], _replicated(mesh)
     for other in meshes[1:]:
-        if set(other.devices.flat) != devices:
+        if other is not mesh and _facts(_replicated(other))[0] != devices:
             raise LazyError(f"one program combines values on different device sets "
                             f"({sorted(d.id for d in devices)} and "
                             f"{sorted(d.id for d in other.devices.flat)})", op="sync")
-    replicated = NamedSharding(mesh, PartitionSpec())
     args, shardings, key = [], [], []
     for node in program.inputs:
         value = node.value
         if node.op == "data":
             s = value.sharding
-            if len(s.device_set) == 1 and len(devices) > 1 or not s.device_set <= devices:
+            if _facts(s)[0] is not devices and _facts(s)[0] != devices:
                 # why: a jit cannot mix one-device and mesh arrays; the move is kept
                 value = node.value = jax.device_put(value, replicated)
                 s = replicated
@@ -254,6 +253,31 @@ def plan(program) -> Plan | None:
         shardings.append(s)
         key.append(_canonical(s, node.aval.ndim))
     return Plan(args, shardings, tuple(key))
+
+
+_facts_cache: dict = {}
+_replicated_cache: dict = {}
+
+
+def _facts(sharding) -> tuple:
+    """(device set, the mesh it spans or None on one device), cached per sharding."""
+    facts = _facts_cache.get(sharding)
+    if facts is None:
+        devices = frozenset(sharding.device_set)
+        mesh = None
+        if len(devices) > 1:
+            mesh = sharding.mesh if isinstance(sharding, NamedSharding) else _device_mesh(sharding)
+        if len(_facts_cache) > 4096:
+            _facts_cache.clear()
+        facts = _facts_cache[sharding] = (devices, mesh)
+    return facts
+
+
+def _replicated(mesh) -> NamedSharding:
+    s = _replicated_cache.get(mesh)
+    if s is None:
+        s = _replicated_cache[mesh] = NamedSharding(mesh, PartitionSpec())
+    return s
 
 
 def explain_change(previous, program) -> str | None:

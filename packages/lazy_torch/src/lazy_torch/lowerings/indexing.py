@@ -54,8 +54,9 @@ def index_select(x, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
-        return num.take(ops.reshape(x, new_sizes=(1,)), ops.reshape(index, new_sizes=()), 0) \
-            if index.ndim == 0 else num.take(ops.reshape(x, new_sizes=(1,)), index, 0)
+        return ops.reshape(num.take(ops.reshape(x, new_sizes=(1,)),
+                                    ops.reshape(index, new_sizes=(index.size,)), 0),
+                           new_sizes=())
     idx = ops.reshape(index, new_sizes=(index.size,))
     return num.take(x, idx, d)
 
@@ -67,7 +68,7 @@ def _grids(index, dim):
 
 @lower("gather.default")
 def gather(x, dim, index, *, sparse_grad=False):
-    if index.dtype != D.int64:
+    if not D.is_integer(index.dtype):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:

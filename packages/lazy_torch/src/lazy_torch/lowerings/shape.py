@@ -7,7 +7,7 @@ import math
 
 import lazycore as lc
 
-from .common import D, full_like, num, ops, promote, wrap_dim, wrap_dims
+from .common import D, compute_dtype, full_like, num, ops, wrap_dim, wrap_dims
 from .registry import lower
 
 
@@ -31,7 +31,7 @@ def reshape(x, shape):
     return x if shape == x.shape else ops.reshape(x, new_sizes=shape)
 
 
-@lower("view.default", "_unsafe_view.default", "reshape.default", "_reshape_copy.default",
+@lower("view.default", "_unsafe_view.default", "_reshape_copy.default",
        "view_copy.default", "prims.reshape.default")
 def view(x, size):
     return reshape(x, size)
@@ -215,12 +215,11 @@ def cat(tensors, dim=0):
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     # legacy: 1-D empty tensors are skipped
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
-    dts = promote(kept or tensors)
+    dtype = compute_dtype(tensors)
     if not kept:
-        return dts[0]
+        return num.cast(tensors[0], dtype)
     ref = next(t for t in kept)
     d = wrap_dim(dim, ref.ndim)
-    dtype = dts[0].dtype
     for i, t_ in enumerate(kept):
         if t_.ndim != ref.ndim:
             raise RuntimeError("Tensors must have same number of dimensions: got "
