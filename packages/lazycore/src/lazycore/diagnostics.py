@@ -63,7 +63,7 @@ class SyncRecord:
 
     cause: str
     site: str
-    ops: int            # interior (non-leaf) nodes: the graph size
+    ops: int            # graph size: nodes other than inputs (ops and baked constants)
     inputs: int
     outputs: int
     hit: bool
@@ -113,7 +113,7 @@ def before_host_transfer() -> None:
 def on_sync(cause: str, site: str, program, hit: bool, reason: str | None = None,
             detail: str = "") -> None:
     """Record one executed sync; log it when debugging."""
-    ops = sum(1 for n in program.nodes if not n.is_leaf and n.op != "tuple_get")
+    ops = len(program.nodes) - len(program.inputs)  # O(1): sync is on the hot path
     record = SyncRecord(cause, site, ops, len(program.inputs), len(program.output_positions),
                         hit, reason, hash(program.key) & 0xFFFFFFFF, detail)
     _log.append(record)
