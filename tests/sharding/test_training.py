@@ -73,16 +73,9 @@ def test_mlp_tensor_parallel(mlp_case):
     assert result[2]["compiles"] == 1
 
 
-def test_transformer_data_parallel(transformer_case):
-    params, data, reference = transformer_case
-    mesh = lc.Mesh((8,), ("data",))
-    result = _run(transformer_loss, params, data, mesh=mesh,
-                  batch_specs=(("data", None, None), ("data",)))
-    _assert_same(reference, result)
-    assert result[2]["compiles"] == 1
-
-
 def test_transformer_tensor_parallel(transformer_case):
+    """Data parallel on one mesh axis, Megatron tensor parallel on the other (lazy_torch's
+    tests run the data-parallel-only transformer too)."""
     params, data, reference = transformer_case
     mesh = lc.Mesh((2, 4), ("data", "model"))
     result = _run(transformer_loss, params, data, mesh=mesh,

@@ -335,3 +335,17 @@ def test_error_is_raised_at_the_call_not_at_sync(metrics):
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.matmul(x, x)
     assert lc.metrics.counters()["syncs"] <= 1  # only the oracle's copy of x (already data)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "pow", "matmul", "lt", "le",
+                                "gt", "ge", "eq", "ne", "floordiv", "mod", "and", "or", "xor"])
+def test_operators_with_an_eager_tensor_on_either_side(op, metrics):
+    import operator
+
+    fn = getattr(operator, op + "_" if op in ("and", "or") else op)
+    ints = op in ("floordiv", "mod", "and", "or", "xor")
+    a, b = (I(2, 2), I(2, 2, lo=1, hi=4)) if ints else (P(2, 2), P(2, 2))
+    eager = fn(tf.constant(a), tf.constant(b))
+    assert_same(fn(tf.constant(a), lazy(b)), eager)
+    assert_same(fn(lazy(a), tf.constant(b)), eager)
+    assert ltf.fallback_counts() == {}

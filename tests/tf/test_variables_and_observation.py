@@ -134,3 +134,25 @@ def test_dropout():
     assert abs(kept.mean() - 0.75) < 0.02
     np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
     assert ltf.fallback_counts() == {}
+
+
+def test_non_dispatchable_api_converts_through_tf_tensor(metrics):
+    x = lazy(np.ones((2, 3), np.float32))
+    y = tf.einsum("ij->ji", x * 2.0)   # einsum is not dispatchable: __tf_tensor__ syncs x * 2
+    assert isinstance(y, tf.Tensor)
+    np.testing.assert_array_equal(y.numpy(), 2 * np.ones((3, 2)))
+    assert ltf.fallback_counts() == {"einsum": 1}
+
+
+def test_fallback_with_non_numeric_result_stays_eager():
+    s = tf.strings.as_string(lazy(np.array([1, 2], np.int32)))
+    assert isinstance(s, tf.Tensor) and s.dtype == tf.string
+    assert s.numpy().tolist() == [b"1", b"2"]
+
+
+def test_pure_eager_tf_is_untouched(metrics):
+    t = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    outs = [tf.add([1, 2], [3, 4]), tf.concat([t, t], 0), tf.matmul(t, t), tf.exp(t), t + 1,
+            tf.reduce_sum(t), tf.nn.softmax(t), tf.signal.fft(tf.cast(t, tf.complex64))]
+    assert all(type(o).__name__ == "EagerTensor" for o in outs)
+    assert lc.metrics.counters()["traced_ops"] == 0 and ltf.fallback_counts() == {}

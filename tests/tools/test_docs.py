@@ -49,6 +49,7 @@ def test_fence_parser_finds_python_blocks_only():
 # need XLA flags set before jax starts (scaling examples simulate 8 CPU devices).
 _DRIVER = r"""
 import doctest, importlib.util, json, re, sys
+IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
 page, blocks = json.load(sys.stdin)
 namespace = {"__name__": "docs_example"}
 ran, skipped = 0, []

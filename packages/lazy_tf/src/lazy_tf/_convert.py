@@ -90,6 +90,12 @@ def same_dtype(*values, dtype=None) -> list[lc.Tensor]:
 
 def broadcast(*values, dtype=None) -> list[lc.Tensor]:
     """``same_dtype`` + NumPy broadcasting (TF binary ops broadcast the same way)."""
+    if dtype is None and len(values) == 2:  # fast path: two lazy values of one aval
+        a, b = values
+        if a.__class__ is LazyTensor and b.__class__ is LazyTensor:
+            ha, hb = handle(a), handle(b)
+            if ha.node.aval == hb.node.aval:
+                return [ha, hb]
     ts = same_dtype(*values, dtype=dtype)
     shape = lc.numeric.broadcast_shapes(*[t.shape for t in ts])
     return [lc.numeric.broadcast_to(t, shape) for t in ts]

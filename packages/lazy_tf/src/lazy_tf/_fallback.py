@@ -30,6 +30,11 @@ _WRAPPERS = {"error_handler", "op_dispatch_handler", "wrapper", "wrapped", "new_
              "_wrapper", "__call__"}
 
 
+_CORE_DTYPES = {tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.uint32,
+                tf.uint64, tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.complex64,
+                tf.complex128}
+
+
 def _eager_from_host(array: np.ndarray) -> tf.Tensor:
     return tf.constant(array)
 
@@ -72,9 +77,9 @@ def _lazy_leaves(tree) -> list:
 def wrap_result(result):
     """Eager results (nests of tf.Tensor / numpy) -> lazy values."""
     def one(v):
-        if isinstance(v, tf.Tensor):
+        if isinstance(v, tf.Tensor) and v.dtype in _CORE_DTYPES:
             return new(lc.asarray(np.asarray(v.numpy())))
-        return v
+        return v  # e.g. tf.string results stay eager: the core holds numbers only
     return tf.nest.map_structure(one, result)
 
 

@@ -32,7 +32,7 @@ def _meta_like(t: torch.Tensor) -> torch.Tensor:
 
 def _layout(m: torch.Tensor, src: torch.Tensor):
     """(size, stride, offset), or None when the op returned a fresh tensor (no alias)."""
-    if not (m._is_view() or m is src):
+    if m.untyped_storage()._cdata != src.untyped_storage()._cdata:
         return None
     return tuple(m.shape), m.stride(), m.storage_offset()
 
