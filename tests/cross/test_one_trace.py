@@ -104,3 +104,14 @@ def test_materialized_values_cross_by_dlpack():
     np.testing.assert_allclose(host.numpy(), [1, 2, 3, 4])
     back = lc.interop.from_dlpack(np.arange(3.0))
     np.testing.assert_allclose(lc.to_numpy(back), [0, 1, 2])
+
+
+def test_lnp_asarray_adopts_lazy_values_of_other_frontends():
+    t = torch.arange(6.0).to(lazy_torch.device()) * 2
+    lc.sync()
+    u = ltf.from_lazy(t) + 1.0
+    lc.metrics.reset()
+    a = lnp.asarray(t)
+    b = lnp.asarray(u, dtype=np.float64)
+    assert lc.metrics.counters()["syncs"] == 0
+    np.testing.assert_allclose(np.asarray(a + b), np.arange(6.0) * 4 + 1)

@@ -4,7 +4,8 @@ Every fenced ``python`` block of every page under docs/ is executed, the blocks 
 in order in one namespace (like a notebook). A block importing a framework that is not
 installed (torch, tensorflow and their frontends) is skipped, so the cheap CI session runs
 the core and NumPy examples and ``nox -s docs`` runs them all. Code that is not meant to
-run goes in a ``text`` / ``sh`` block. Docstring examples of the core (shown in the API
+run goes in a ``text`` / ``sh`` block, or, for an illustrative fragment that should
+keep Python highlighting (``for x, y in dataset: ...``), a ``python notest`` block. Docstring examples of the core (shown in the API
 reference) run through doctest.
 """
 
@@ -32,8 +33,8 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
     """(line number, code) of each ``python``/``py``/``pycon`` fenced block."""
     out = []
     for m in FENCE.finditer(text):
-        lang = m.group("info").strip().split()[0] if m.group("info").strip() else ""
-        if lang in ("python", "py", "pycon", "python3"):
+        words = m.group("info").split()
+        if words and words[0] in ("python", "py", "pycon", "python3") and "notest" not in words:
             line = text.count("\n", 0, m.start()) + 2
             body = "\n".join(ln[len(m.group("indent")):] for ln in m.group("body").splitlines())
             out.append((line, body))
@@ -41,7 +42,8 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
 
 
 def test_fence_parser_finds_python_blocks_only():
-    text = "x\n```python\na = 1\n```\n```sh\nls\n```\n  ```py\n  b = 2\n  ```\n"
+    text = ("x\n```python\na = 1\n```\n```sh\nls\n```\n  ```py\n  b = 2\n  ```\n"
+            "```python notest\nfor x in dataset: pass\n```\n")
     assert python_blocks(text) == [(3, "a = 1"), (9, "b = 2")]
 
 

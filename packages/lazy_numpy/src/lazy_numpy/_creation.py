@@ -34,6 +34,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> 
     if isinstance(a, LazyArray):
         return a if dtype is None else a.astype(dtype)
     dtype = normalize_dtype(dtype)
+    if not isinstance(a, lc.Tensor) and lc.interop.unwrap(a) is not None:
+        a = lc.interop.adopt(a)  # a lazy torch/TF value: same trace, no sync
     if isinstance(a, lc.Tensor):
         return LazyArray(a if dtype is None else num.cast(a, dtype))
     if isinstance(a, bool | int | float | complex | np.generic) or (
