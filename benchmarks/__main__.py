@@ -18,6 +18,9 @@ import os
 import pkgutil
 import sys
 import time
+
+# TF's C++ logging (oneDNN notices, absl warnings) would bury the progress lines.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import traceback
 
 from . import _harness, _machine, _report

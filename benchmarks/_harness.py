@@ -16,6 +16,7 @@ import gc
 import math
 import signal
 import statistics
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -181,11 +182,23 @@ def measure(bench: str, case: str, impl: str, setup: Callable[[], Callable[[], o
                 extra["max_abs_err"] = check_close(first, reference, rtol, atol)
             times = sample(step, b)
     except Exception as exc:  # noqa: BLE001 - any failure is one row, not a crashed run
-        return error_row(bench, case, impl, exc, **extra), None
+        r = error_row(bench, case, impl, exc, **extra)
+        progress(r)
+        return r, None
     finally:
         gc.collect()
-    return row(bench, case, impl, **summarize(times), compile_s=compile_s, setup_s=setup_s,
-               **extra), first
+    r = row(bench, case, impl, **summarize(times), compile_s=compile_s, setup_s=setup_s,
+            **extra)
+    progress(r)
+    return r, first
+
+
+def progress(r: dict) -> None:
+    """One line per measured implementation on stderr (the run can be long)."""
+    what = (f"ERROR {r['error']}" if r.get("error") else
+            f"median {r['median_s'] * 1e3:.3f} ms over {r['runs']} runs"
+            + (f", first call {r['compile_s']:.2f} s" if r.get("compile_s") is not None else ""))
+    print(f"[bench]   {r['bench']} {r['case']} {r['impl']}: {what}", file=sys.stderr, flush=True)
 
 
 def guarded(bench: str, case: str, impl: str, fn: Callable[[], list[dict]]) -> list[dict]:

@@ -22,6 +22,9 @@ import subprocess
 import sys
 import time
 
+# TF's C++ logging (oneDNN notices, absl warnings) would bury the progress lines.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
 # What each implementation imports before its step exists (so imports are not counted).
 IMPORTS = {
     "eager_torch": ("torch",), "torch_compile": ("torch", "torch._inductor"),

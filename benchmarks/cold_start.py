@@ -26,7 +26,7 @@ import shutil
 import statistics
 import tempfile
 
-from ._harness import row, selected
+from ._harness import progress, row, selected
 from ._probe import probe
 
 BENCH = "cold_start"
@@ -77,6 +77,7 @@ def _one(impl: str, quick: bool, repeats: int) -> list[dict]:
         errors = [r["error"] for r in results if "error" in r]
         if errors:
             rows.append(row(BENCH, label, impl, median_s=None, runs=0, error=errors[0]))
+            progress(rows[-1])
             continue
         firsts = [r["first_step_s"] for r in results]
         rows.append(row(
@@ -85,6 +86,7 @@ def _one(impl: str, quick: bool, repeats: int) -> list[dict]:
             setup_s=statistics.median(r["setup_s"] for r in results),
             process_s=statistics.median(r["process_s"] for r in results),
             counters=results[-1].get("counters_after_first", {}), mode=mode))
+        progress(rows[-1])
     return rows
 
 

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ._harness import check_close, error_row, row, selected
+from ._harness import check_close, error_row, progress, row, selected
 
 BENCH = "trace_overhead"
 
@@ -118,6 +118,7 @@ def _one(impl: str, kind: str, quick: bool) -> list[dict]:
         med = statistics.median(per_op)
         rows.append(row(BENCH, f"{kind}/n={n}", impl, median_s=med, runs=len(per_op),
                         min_s=min(per_op), us_per_op=med * 1e6, n_ops=n, lazy=impl in LAZY))
+        progress(rows[-1])
     return rows
 
 

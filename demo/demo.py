@@ -17,12 +17,12 @@ import math
 import os
 import time
 
-import lazycore as lc
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 import lazy_torch
+import lazycore as lc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

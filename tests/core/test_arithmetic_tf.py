@@ -26,3 +26,15 @@ def test_stop_gradient_is_identity_with_zero_derivative():
     np.testing.assert_array_equal(lc.to_numpy(lc.ops.stop_gradient(x)), [1.0, 2.0])
     (g,) = lc.grad([lc.numeric.sum(y)], [x])
     np.testing.assert_array_equal(lc.to_numpy(g), [1.0, 2.0])  # d(x*c)/dx = c, not 2x
+
+
+def test_grad_constants_stop_gradients_at_given_values():
+    x = lc.asarray(np.array([1.0, 2.0, 3.0], np.float32))
+    y = lc.ops.mul(x, x)                  # y = x^2, declared constant below
+    z = lc.numeric.sum(lc.ops.mul(y, x))  # z = y * x
+    (free,) = lc.grad([z], [x])
+    (cut,) = lc.grad([z], [x], constants=[y])
+    np.testing.assert_allclose(lc.to_numpy(free), 3 * np.array([1.0, 4.0, 9.0]))
+    np.testing.assert_allclose(lc.to_numpy(cut), [1.0, 4.0, 9.0])  # dz/dx with y fixed
+    (only_const,) = lc.grad([lc.numeric.sum(y)], [x], constants=[y])
+    assert only_const is None

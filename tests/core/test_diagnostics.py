@@ -269,3 +269,18 @@ def test_parse_fusions_on_fixed_text():
     assert [(f.name, f.kind, f.ops) for f in fused] == [
         ("f", "kLoop", ("exponential", "negate")), ("g", "kInput", ())]
     assert str(fused[0]) == "f (kLoop): exponential, negate"
+
+
+def test_recompile_for_a_donation_change_says_so():
+    w = lc.asarray(np.ones(3))
+    hold = lc.Tensor(w.node)  # a second handle keeps the input buffer alive: no donation
+    w.assign(ops.neg(w))
+    lc.sync()
+    del hold
+    w.assign(ops.neg(w))      # same graph; now its input may be overwritten in place
+    lc.sync()
+    log = lc.diagnostics.sync_log()
+    assert log[-1].graph == log[-2].graph
+    if not log[-1].hit:       # (donation off: both hit the same entry)
+        assert "buffer donation" in log[-1].reason
+    assert lc.settings.donate is False or not log[-1].hit

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lnp_testing import assert_same, check, check_many, lazify
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from lnp_testing import assert_same, check, check_many, lazify
 
 import lazy_numpy as lnp
 from lazy_numpy._kernels import KERNELS

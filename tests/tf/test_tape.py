@@ -128,3 +128,27 @@ def test_observing_inside_the_tape_keeps_gradients():
             ltf.sync()
         return tape.gradient(loss, w)
     assert_same(*_both(prog), rtol=1e-5)
+
+
+def test_jacobian():
+    def prog(Var, Tape, const):
+        w = Var(W)
+        x = const(X)
+        with Tape() as tape:
+            y = tf.tanh(tf.matmul(x, w))
+        return tape.jacobian(y, w)
+    assert_same(*_both(prog), rtol=1e-5)
+
+
+def test_values_computed_before_the_tape_are_constants():
+    def prog(Var, Tape, const):
+        x = const(X)
+        y = x * 2.0                      # not recorded: before the tape
+        with Tape(persistent=True) as tape:
+            tape.watch(x)
+            z = tf.reduce_sum(y * x)     # only the direct use of x is recorded
+            u = tf.reduce_sum(y * 3.0)
+        return tape.gradient(z, x), tape.gradient(u, x)
+    lz, eager = _both(prog)
+    assert lz[1] is None and eager[1] is None
+    assert_same(lz[0], eager[0])

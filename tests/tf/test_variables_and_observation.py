@@ -156,3 +156,12 @@ def test_pure_eager_tf_is_untouched(metrics):
             tf.reduce_sum(t), tf.nn.softmax(t), tf.signal.fft(tf.cast(t, tf.complex64))]
     assert all(type(o).__name__ == "EagerTensor" for o in outs)
     assert lc.metrics.counters()["traced_ops"] == 0 and ltf.fallback_counts() == {}
+
+
+def test_recompile_reasons_name_the_user_line(metrics):
+    for n in (2, 3):
+        y = tf.reduce_sum(tf.exp(lazy(np.ones(n, np.float32))))
+        ltf.sync()  # the same user line compiles twice (the input shape changed)
+    assert y.numpy() > 0
+    site, reason = lc.metrics.recompile_reasons()[-1]
+    assert site.startswith(__file__) and "shape" in reason

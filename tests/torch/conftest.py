@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import pytest
 import torch
 
 import lazy_torch
+import lazycore as lc
 
 
 @pytest.fixture

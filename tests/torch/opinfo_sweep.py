@@ -11,11 +11,11 @@ import sys
 import time
 import traceback
 
-import lazycore as lc
 import torch
 from torch.utils._pytree import tree_flatten, tree_map
 
 import lazy_torch
+import lazycore as lc
 
 SAMPLES_PER_OP = 2
 RTOL, ATOL = 1e-4, 1e-5  # float32, XLA's transcendental functions differ by a few ulps

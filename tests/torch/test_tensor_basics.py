@@ -3,12 +3,12 @@ metrics and debug output."""
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 import pytest
 import torch
 
 import lazy_torch
+import lazycore as lc
 
 
 def test_device_and_factories(dev):

@@ -3,12 +3,12 @@ after the second step no step compiles anything."""
 
 from __future__ import annotations
 
-import lazycore as lc
 import pytest
 import torch
 import torch.nn.functional as F
 
 import lazy_torch
+import lazycore as lc
 
 from .models import MODELS, batches
 

@@ -14,15 +14,34 @@ from __future__ import annotations
 
 import os as _os
 
-import lazycore as _lc
 import numpy as _np
+
+import lazycore as _lc
 
 from . import _array, _fallback, _indexing, _linalg, _reductions, _registry, _shape, _ufuncs
 from ._array import LazyArray
 from ._convert import numpy_errors as _numpy_errors
 from ._creation import (
-    arange, array, asanyarray, asarray, empty, empty_like, eye, fromfunction, full, full_like,
-    geomspace, identity, indices, linspace, logspace, ones, ones_like, tri, zeros, zeros_like,
+    arange,
+    array,
+    asanyarray,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    fromfunction,
+    full,
+    full_like,
+    geomspace,
+    identity,
+    indices,
+    linspace,
+    logspace,
+    ones,
+    ones_like,
+    tri,
+    zeros,
+    zeros_like,
 )
 
 metrics = _lc.metrics

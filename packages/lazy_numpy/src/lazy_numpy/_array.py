@@ -209,6 +209,9 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def sort(self, axis=-1, kind=None, order=None, *, stable=None) -> None:
         self._t = np.sort(self, axis=axis, kind=kind, order=order)._t
 
+    def compress(self, condition, axis=None, out=None):
+        return np.compress(condition, self, axis=axis, out=out)
+
     def view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
         if dtype is None or np.dtype(dtype) == self.dtype:
             return LazyArray(self._t)
@@ -236,8 +239,8 @@ def _method(name, np_name=None):
 
 # ndarray methods that are just the np.* function with the array first
 METHOD_ALIASES = {
-    "all": None, "any": None, "argmax": None, "argmin": None, 
-    "argsort": None, "clip": None, "compress": None, "conj": None,
+    "all": None, "any": None, "argmax": None, "argmin": None,
+    "argsort": None, "clip": None, "conj": None,
     "conjugate": None, "cumprod": None, "cumsum": None, "diagonal": None, "dot": None,
     "max": None, "mean": None, "min": None, "nonzero": None,
     "prod": None, "repeat": None, "round": None, "searchsorted": None,

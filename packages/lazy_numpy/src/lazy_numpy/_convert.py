@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 

@@ -6,8 +6,9 @@ Defaults follow NumPy: float64 for ``zeros``/``ones``, int64 for integer ``arang
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 from ._convert import check_dtype, normalize_dtype, numpy_errors, tensor
@@ -212,3 +213,20 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 
 
 _ = NotLazy
+
+
+# -- NEP 35: np.zeros(..., like=lazy) and friends dispatch here ----------------------------------
+
+def _drop_like(fn):
+    def impl(*args, **kwargs):
+        kwargs.pop("like", None)
+        return fn(*args, **kwargs)
+    impl.__name__ = fn.__name__
+    return impl
+
+
+for _np_func, _impl in ((np.zeros, zeros), (np.ones, ones), (np.empty, empty),
+                        (np.full, full), (np.arange, arange), (np.eye, eye),
+                        (np.identity, identity), (np.array, array), (np.asarray, asarray),
+                        (np.asanyarray, asanyarray), (np.tri, tri)):
+    implements(_np_func)(_drop_like(_impl))

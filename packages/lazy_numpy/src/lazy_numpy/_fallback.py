@@ -8,8 +8,9 @@ each use as ``fallback::numpy.<name>`` so a user can see what is not compiled.
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 

@@ -8,8 +8,9 @@ the updated value, so later reads see the write.
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 from ._convert import numpy_errors, tensor

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 from ._convert import tensor, wrap

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import builtins
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 from ._convert import normalize_dtype, tensor, wrap

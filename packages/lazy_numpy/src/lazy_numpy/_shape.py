@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 from ._convert import PY_SCALARS, normalize_dtype, promotion_key, tensor, wrap

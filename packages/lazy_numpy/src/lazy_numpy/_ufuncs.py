@@ -10,8 +10,9 @@ Methods: ``__call__`` (with ``out=``, ``where=``, ``dtype=``), ``reduce``,
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from . import _fallback
 from ._array import LazyArray

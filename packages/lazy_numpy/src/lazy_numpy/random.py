@@ -7,8 +7,9 @@ compiles once). Streams are reproducible for a seed but are not NumPy's bit stre
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from ._array import LazyArray
 from ._convert import normalize_dtype, numpy_errors, tensor

@@ -14,6 +14,7 @@ import tensorflow as tf
 
 import lazycore as lc
 
+from . import _state
 from ._dtypes import to_np
 from ._tensor import LazyTensor, handle
 
@@ -47,6 +48,9 @@ def to_core(v, dtype=None) -> lc.Tensor:
     """One argument as a core handle; ``dtype`` is what the op expects (numpy dtype)."""
     if isinstance(v, LazyTensor):
         h = v._read() if v.__class__ is not LazyTensor else handle(v)
+        if _state.active_tapes:
+            for tape in _state.active_tapes:
+                tape._used_input(v, h)
         if dtype is not None and h.dtype != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {h.dtype}")
         return h

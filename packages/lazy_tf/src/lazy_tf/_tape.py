@@ -35,6 +35,7 @@ class GradientTape:
         # the tape) re-points handles at device data; gradients need the graph behind them
         self._made: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._read: dict[int, lc.Tensor] = {}   # id(value) -> handle as first read here
+        self._outside: dict[int, object] = {}  # nodes of values used here, made before it
 
     # -- context ------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -63,6 +64,7 @@ class GradientTape:
         self._watched.clear()
         self._read.clear()
         self._made.clear()
+        self._outside.clear()
 
     # -- watching -----------------------------------------------------------------
     def watch(self, tensor) -> None:
@@ -78,6 +80,15 @@ class GradientTape:
         if id(var) not in self._watched:
             self._watched[id(var)] = var
             self._read[id(var)] = lc.Tensor(h.node)
+
+    def _used_input(self, value, h: lc.Tensor) -> None:
+        """A value used while recording: if the tape did not make it, it is a constant
+        for this tape (TF records only ops run inside the tape)."""
+        if self._recording and not _state.stopped[0] and h not in self._made:
+            self._outside.setdefault(id(h.node), h.node)
+
+    def _constants(self) -> list:
+        return [lc.Tensor(n) for n in self._outside.values()]
 
     def _record(self, h: lc.Tensor) -> None:
         self._made[h] = h.node
@@ -119,15 +130,53 @@ class GradientTape:
         inputs = [self._graph_handle(s) if w else None
                   for s, w in zip(flat_sources, watched, strict=True)]
         active = [i for i in inputs if i is not None]
-        grads = iter(lc.grad(outs, active, cts) if active else [])
+        grads = iter(lc.grad(outs, active, cts, constants=self._constants()) if active else [])
         results = []
         zero = unconnected_gradients in (UnconnectedGradients.ZERO, "zero")
         for s, inp in zip(flat_sources, inputs, strict=True):
             g = next(grads) if inp is not None else None
             if g is None and zero:
                 g = lc.numeric.zeros(tuple(s.shape.as_list()), to_core(s).dtype)
-            results.append(None if g is None else new(g))
+            results.append(None if g is None else _new_recorded(g))
         return tf.nest.pack_sequence_as(sources, results)
 
-    def jacobian(self, *args, **kwargs):
-        raise NotImplementedError("ltf.GradientTape.jacobian is not supported yet")
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i...] / d source[j...], shaped ``target.shape + source.shape``: one
+        vector-Jacobian product per target element (fine for the small targets
+        jacobians are used on), all traced into the same lazy graph."""
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        self._used = True
+        out = self._graph_handle(target)
+        flat_sources = tf.nest.flatten(sources)
+        inputs = [self._graph_handle(s) if id(s) in self._watched else None for s in flat_sources]
+        active = [i for i in inputs if i is not None]
+        rows: list[list] = [[] for _ in flat_sources]
+        eye = lc.numeric.eye(out.size, dtype=out.dtype) if out.size else None
+        for k in range(out.size):
+            seed = lc.numeric.reshape(lc.numeric.getitem(eye, k), out.shape)
+            grads = iter(lc.grad([out], active, [seed], constants=self._constants())
+                         if active else [])
+            for j, inp in enumerate(inputs):
+                rows[j].append(next(grads) if inp is not None else None)
+        zero = unconnected_gradients in (UnconnectedGradients.ZERO, "zero")
+        results = []
+        for s, row in zip(flat_sources, rows, strict=True):
+            shape = tuple(out.shape) + tuple(s.shape.as_list())
+            dtype = to_core(s).dtype
+            if not row or all(g is None for g in row):
+                results.append(new(lc.numeric.zeros(shape, dtype)) if zero else None)
+                continue
+            row = [lc.numeric.zeros(tuple(s.shape.as_list()), dtype) if g is None else g
+                   for g in row]
+            results.append(_new_recorded(lc.numeric.reshape(lc.numeric.stack(row, 0), shape)))
+        return tf.nest.pack_sequence_as(sources, results)
+
+
+def _new_recorded(h: lc.Tensor):
+    """Gradients computed inside an outer tape are recorded by it (higher order)."""
+    for tape in _state.active_tapes:
+        tape._record(h)
+    return new(h)

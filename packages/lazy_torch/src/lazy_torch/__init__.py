@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import os
 
-import lazycore as _lc
 import torch as _torch
 
-from . import _device
-from . import _dispatch  # noqa: F401 - binds LazyTensor's dispatcher
+import lazycore as _lc
+
+from . import (
+    _device,
+    _dispatch,  # noqa: F401 - binds LazyTensor's dispatcher
+)
 from ._tensor import LazyTensor
 from .lowerings import LOWERINGS
 from .lowerings.random import manual_seed as _seed_lazy

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 import torch
+
+import lazycore as lc
 
 _PAIRS = [
     (torch.bool, lc.dtypes.bool_), (torch.uint8, lc.dtypes.uint8), (torch.int8, lc.dtypes.int8),

@@ -8,11 +8,12 @@ With these, ``torch.zeros(3, device="lazy")``, ``cpu_tensor.to("lazy")`` and
 
 from __future__ import annotations
 
-import lazycore as lc
 import torch
 
-from ._convert import TO_NP, cpu_to_core, np_dtype
+import lazycore as lc
+
 from . import _tensor
+from ._convert import cpu_to_core, np_dtype
 from ._tensor import LazyTensor, to_cpu, wrap
 from .lowerings import random as _random
 

@@ -9,10 +9,11 @@ own exception types here, at the call that made them.
 
 from __future__ import annotations
 
-import lazycore as lc
 import torch
 from torch._decomp import decomposition_table
 from torch.utils._pytree import tree_flatten, tree_unflatten
+
+import lazycore as lc
 
 from . import _tensor
 from ._convert import cpu_to_core, cpu_to_numpy, np_dtype, numpy_to_cpu, torch_dtype

@@ -17,9 +17,10 @@ handle (the runtime tracks live handles).
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 import torch
+
+import lazycore as lc
 
 from ._convert import TO_TORCH, cpu_to_numpy
 
@@ -68,9 +69,17 @@ class LazyTensor(torch.Tensor):
     def tolist(self):
         return to_cpu(self).tolist()
 
+    def __reduce_ex__(self, protocol):
+        # pickling / torch.save: store the value as a CPU tensor, restore on the lazy device
+        return (_restore, (to_cpu(self), self.requires_grad))
+
     def __array__(self, dtype=None, copy=None):
         arr = cpu_to_numpy(to_cpu(self))
         return arr if dtype is None else arr.astype(dtype)
+
+
+def _restore(cpu: torch.Tensor, requires_grad: bool):
+    return cpu.to(DEVICE).requires_grad_(requires_grad)
 
 
 _dispatch = None  # bound by _dispatch.py (avoids an import cycle)

@@ -17,7 +17,7 @@ from .ops.registry import OPS, defop
 from .tensor import Tensor
 
 
-def _cut_program(outputs: list[Node], wrt: list[Node]):
+def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozenset()):
     """Instructions for the interior between ``wrt`` (cut points) and ``outputs``.
 
     Returns (instructions, leaf operands, reached wrt mask, output positions)."""
@@ -39,7 +39,7 @@ def _cut_program(outputs: list[Node], wrt: list[Node]):
                 position[id(node)] = ("wrt", wrt_pos[id(node)])
                 stack.pop()
                 continue
-            if node.op in LEAF_OPS:
+            if node.op in LEAF_OPS or id(node) in stop:
                 position[id(node)] = ("leaf", len(leaves))
                 leaves.append(node)
                 stack.pop()
@@ -101,9 +101,11 @@ def _vjp_lower(*args, program, n_wrt, n_leaves, outputs):
 vjp = defop("vjp", "autodiff", _vjp_rule, _vjp_lower, multi_output=True)
 
 
-def grad(outputs, inputs, output_grads=None) -> list[Tensor | None]:
+def grad(outputs, inputs, output_grads=None, constants=()) -> list[Tensor | None]:
     """d(sum of outputs * output_grads)/d(inputs), lazily. ``None`` for an input the
-    outputs do not depend on, or of a non-differentiable (integer/bool) dtype."""
+    outputs do not depend on, or of a non-differentiable (integer/bool) dtype.
+    ``constants``: Tensors whose values are taken as given (gradients stop there), e.g.
+    values a TF GradientTape did not record."""
     outputs, inputs = list(outputs), list(inputs)
     if output_grads is None:
         output_grads = [None] * len(outputs)
@@ -117,7 +119,8 @@ def grad(outputs, inputs, output_grads=None) -> list[Tensor | None]:
             g = ops.broadcast_in_dim(_one(o.dtype), shape=o.shape, broadcast_dimensions=())
         cts.append(g)
     wrt_nodes = [i.node for i in diff_inputs]
-    program, leaves, reached, outs = _cut_program([o.node for o, _ in pairs], wrt_nodes)
+    stop = frozenset(id(c.node) for c in constants) - {id(n) for n in wrt_nodes}
+    program, leaves, reached, outs = _cut_program([o.node for o, _ in pairs], wrt_nodes, stop)
     if not any(reached):
         return [None] * len(inputs)
     leaf_tensors = [Tensor(n) for n in leaves]

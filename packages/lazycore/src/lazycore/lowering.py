@@ -32,39 +32,39 @@ class Program:
 
 
 def linearize(roots: list[Node]) -> Program:
-    """Post-order the graph under ``roots`` (iteratively: graphs can be deep)."""
+    """Post-order the graph under ``roots`` (iteratively: graphs can be deep).
+
+    This runs on every sync, so it is written for speed: one pass, C-level maps."""
     position: dict[int, int] = {}
     nodes: list[Node] = []
-    operand_positions: list[tuple[int, ...]] = []
-    inputs: list[Node] = []
-    input_positions: list[int] = []
-    key_parts: list = []
     for root in roots:
         if id(root) in position:
             continue
-        stack = [root]
+        stack = [(root, 0)]
         while stack:
-            node = stack[-1]
-            if id(node) in position:
+            node, i = stack[-1]
+            operands = node.operands
+            if i < len(operands):
+                stack[-1] = (node, i + 1)
+                child = operands[i]
+                if id(child) not in position:
+                    stack.append((child, 0))
+            else:
                 stack.pop()
-                continue
-            pending = [o for o in node.operands if id(o) not in position]
-            if pending:
-                stack.extend(reversed(pending))
-                continue
-            stack.pop()
-            idx = len(nodes)
-            position[id(node)] = idx
-            nodes.append(node)
-            ops_pos = tuple([position[id(o)] for o in node.operands])
-            operand_positions.append(ops_pos)
-            if node.op in ("data", "param", "failed"):
-                inputs.append(node)
-                input_positions.append(idx)
-            key_parts.append((node.hash, ops_pos))
+                if id(node) not in position:  # a shared child may finish twice on a path
+                    position[id(node)] = len(nodes)
+                    nodes.append(node)
+    lookup = position.__getitem__
+    operand_positions = [tuple(map(lookup, map(id, n.operands))) for n in nodes]
+    input_positions = [i for i, n in enumerate(nodes) if n.op in _INPUT_OPS]
+    inputs = [nodes[i] for i in input_positions]
+    key_parts = tuple(zip([n.hash for n in nodes], operand_positions))
     outputs = [position[id(r)] for r in roots]
-    key = (tuple(key_parts), tuple(outputs))
+    key = (key_parts, tuple(outputs))
     return Program(nodes, operand_positions, input_positions, outputs, key, inputs)
+
+
+_INPUT_OPS = frozenset({"data", "param", "failed"})
 
 
 def to_function(program: Program):

@@ -237,6 +237,8 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
     metrics.inc("cache_misses")
     previous = _site_history.get(site)
     reason = explain_change(previous, program) if previous is not None else "first compile"
+    if previous is not None and previous.key == program.key:  # only the cache key's extras differ
+        reason = "same graph, different buffer donation (which inputs are overwritten in place)"
     if previous is not None:
         reason = sharding.explain_change(previous, program) or reason
         metrics.note_recompile(site, reason)

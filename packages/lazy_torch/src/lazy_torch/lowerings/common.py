@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 import torch
+
+import lazycore as lc
 
 from .._convert import TO_NP, np_dtype
 
@@ -103,7 +104,11 @@ def compute_dtype(args, kind=DEFAULT) -> np.dtype:
 
 def promote(args, kind=DEFAULT, dtype=None):
     dt = dtype if dtype is not None else compute_dtype(args, kind)
-    return num.promote(list(args), dtype=dt)
+    shape = getattr(args[0], "shape", None)
+    for a in args:  # hot path: tensors that already agree need no casts or broadcasts
+        if not (isinstance(a, lc.Tensor) and a.dtype == dt and a.shape == shape):
+            return num.promote(list(args), dtype=dt)
+    return list(args)
 
 
 def ew(op: str, *args, kind=DEFAULT):

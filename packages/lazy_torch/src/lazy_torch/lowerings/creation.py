@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from .common import D, default_float, num, to_np
+from .common import default_float, num, to_np
 from .registry import lower
 
 

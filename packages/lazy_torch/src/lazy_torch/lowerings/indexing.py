@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 
-from .common import D, compute_dtype, num, ops, wrap_dim
+import lazycore as lc
+
+from .common import D, num, ops, wrap_dim
 from .registry import lower
 
 

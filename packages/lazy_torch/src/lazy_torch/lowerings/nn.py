@@ -6,10 +6,11 @@ the forward lowering (``lc.grad``), so they stay exact and fuse with the step.
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 
-from .common import D, full_like, num, ops, to_np, wrap_dim
+import lazycore as lc
+
+from .common import D, full_like, num, ops, wrap_dim
 from .registry import lower
 
 
@@ -27,7 +28,7 @@ def _tname(dt):
 @lower("mm.default")
 def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
-        raise RuntimeError(f"self must be a matrix" if a.ndim != 2 else "mat2 must be a matrix")
+        raise RuntimeError("self must be a matrix" if a.ndim != 2 else "mat2 must be a matrix")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
@@ -50,7 +51,7 @@ def addmm(bias, a, b, *, beta=1, alpha=1):
 @lower("bmm.default")
 def bmm(a, b):
     if a.ndim != 3 or b.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else
+        raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else
                            "batch2 must be a 3D tensor")
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -79,9 +80,9 @@ def dot(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape != b.shape:
-        raise RuntimeError("inconsistent tensor size, expected tensor [{}] and src [{}] to have "
-                           "the same number of elements, but got {} and {} elements respectively"
-                           .format(a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have "
+                           f"the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively"
+                           )
     _same_dtype("dot", a, b)
     return ops.dot_general(a, b, contracting=((0,), (0,)), batch=((), ()))
 

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
 
+import lazycore as lc
+
 from .common import (
-    ALWAYS_BOOL, BOOL_TO_LONG, DEFAULT, INT_TO_FLOAT, D, compute_dtype,
-    default_float, ew, full_like, num, ops, promote, to_np,
+    ALWAYS_BOOL,
+    BOOL_TO_LONG,
+    DEFAULT,
+    INT_TO_FLOAT,
+    D,
+    compute_dtype,
+    default_float,
+    ew,
+    full_like,
+    num,
+    ops,
+    promote,
+    to_np,
 )
 from .registry import lower
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from .common import D, default_float, full_like, num, ops, to_np
+from .common import D, full_like, num, ops, to_np
 from .registry import lower
 
 GENERATOR = lc.random.Generator(0)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import lazycore as lc
 import numpy as np
+
+import lazycore as lc
 
 from .common import D, default_float, full_like, num, ops, to_np, wrap_dim, wrap_dims
 from .registry import lower

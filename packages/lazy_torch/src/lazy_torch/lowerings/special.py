@@ -6,8 +6,9 @@ they decide what lives where.
 
 from __future__ import annotations
 
-import lazycore as lc
 import torch
+
+import lazycore as lc
 
 from .._convert import cpu_to_core, np_dtype
 from .._tensor import LazyTensor, read, to_cpu, wrap
