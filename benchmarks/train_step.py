@@ -279,7 +279,19 @@ def make_step(case: str, impl: str, quick: bool):
     return IMPLS[impl](case, config(case, quick))
 
 
+def _import_lazy_torch_first() -> None:
+    """lazy_torch must be imported before the process's first backward pass: PyTorch's
+    autograd engine sizes its per-device queues when it first runs, and a device
+    registered later fails its INTERNAL ASSERT (engine.cpp, device_ready_queues_). A user
+    script imports it at the top; so does this benchmark, before eager PyTorch trains."""
+    try:
+        import lazy_torch  # noqa: F401
+    except Exception:  # noqa: BLE001 - not ready: lazy_torch's own row will say why
+        pass
+
+
 def run(quick: bool, memory: bool = True) -> list[dict]:
+    _import_lazy_torch_first()
     rows = []
     for case, impls in CASES.items():
         cfg = config(case, quick)

@@ -39,3 +39,14 @@ def test_docs_list_is_generated_from_the_table():
     for name in ENTRIES:
         assert f"`tf.{name}`" in text
     assert len(ltf.API) == len(ENTRIES)
+
+
+def test_docs_page_is_up_to_date():
+    import os
+
+    from lazy_tf import docs
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "lazy_tf.md")) as f:
+        page = f.read()
+    assert docs.supported_api_markdown() in page, "run: python -m lazy_tf.docs docs/lazy_tf.md"

@@ -126,3 +126,20 @@ def test_no_grad_and_requires_grad(dev):
     z = (w * w).sum()
     z.backward()
     assert w.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_save_load_and_deepcopy(dev):
+    import copy
+    import io
+
+    m = torch.nn.Linear(3, 2).to(dev)
+    buf = io.BytesIO()
+    torch.save(m.state_dict(), buf)
+    buf.seek(0)
+    sd = torch.load(buf, weights_only=False)
+    assert sd["weight"].device == dev
+    torch.testing.assert_close(sd["weight"].cpu(), m.weight.cpu())
+    m2 = copy.deepcopy(m)
+    with torch.no_grad():
+        m2.weight.add_(1)
+    torch.testing.assert_close(m2.weight.cpu(), m.weight.cpu() + 1)

@@ -14,16 +14,16 @@ _KINDS = {"unary": "unary elementwise dispatcher", "binary": "binary elementwise
 
 
 def supported_api_markdown() -> str:
-    from . import API
+    from . import API, _dispatch
 
     groups: dict[str, list] = {}
     for name in sorted(API):
         ns = name.split(".")[0] if "." in name else "tf"
         groups.setdefault(ns, []).append(API[name])
-    lines = [f"{len(API)} TensorFlow APIs run lazily. Any other dispatchable API in "
-             "`tf`, `tf.math`, `tf.nn`, `tf.linalg`, `tf.signal`, `tf.random`, `tf.bitwise`, "
-             "`tf.image` and `tf.sparse` still works on lazy tensors by running eagerly on a "
-             "copy (counted as `fallback::<api>`).", ""]
+    spaces = ", ".join(f"`tf{'.' + ns if ns else ''}`" for ns in _dispatch._NAMESPACES)
+    lines = [f"{len(API)} TensorFlow APIs run lazily. Any other dispatchable API in {spaces} "
+             "still works on lazy tensors by running eagerly on a copy of its inputs "
+             "(counted as `fallback::<api>`).", ""]
     for ns in sorted(groups):
         lines += [f"### `{'tf' if ns == 'tf' else 'tf.' + ns}`", "",
                   "| API | lowers to (core) | hooked through |", "|---|---|---|"]

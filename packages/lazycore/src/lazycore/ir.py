@@ -72,10 +72,24 @@ def _value_key(value) -> tuple:
     return (arr.dtype.str, arr.shape, arr.tobytes())
 
 
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
 def freeze(value):
-    """Make an attribute value hashable (lists -> tuples, dtype-likes kept)."""
+    """Make an attribute value hashable (lists -> tuples, dtype-likes kept).
+
+    Runs for every traced op with attributes: plain values and flat tuples of plain
+    values (the common case: shapes, axes) return at once."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is tuple:
+        for v in value:
+            if type(v) not in _PLAIN:
+                return tuple([freeze(v) for v in value])
+        return value
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        return tuple([freeze(v) for v in value])
     if isinstance(value, dict):
         return tuple(sorted((k, freeze(v)) for k, v in value.items()))
     if isinstance(value, np.ndarray):
@@ -88,7 +102,10 @@ def freeze(value):
 
 
 def freeze_attrs(attrs: dict) -> tuple:
-    return tuple(sorted((k, freeze(v)) for k, v in attrs.items()))
+    if len(attrs) == 1:
+        ((k, v),) = attrs.items()
+        return ((k, freeze(v)),)
+    return tuple(sorted([(k, freeze(v)) for k, v in attrs.items()]))
 
 
 def format_graph(roots: list[Node]) -> str:

@@ -7,6 +7,8 @@ operands are cast and broadcast, and the primitive is traced.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import ops
@@ -20,6 +22,24 @@ PY_SCALARS = (bool, int, float, complex)
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
     """NumPy broadcasting of shapes; ``ShapeError`` when they do not broadcast."""
+    first = shapes[0] if shapes else ()
+    for s in shapes[1:]:
+        if s != first:
+            break
+    else:
+        return tuple(first)
+    try:
+        return _broadcast_cached(tuple(tuple(s) for s in shapes))
+    except TypeError:  # unhashable shape entries
+        return _broadcast(shapes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_cached(shapes) -> tuple[int, ...]:
+    return _broadcast(shapes)
+
+
+def _broadcast(shapes) -> tuple[int, ...]:
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for shape in shapes:
@@ -70,10 +90,15 @@ def promote(args, policy: str = "numpy", dtype=None) -> list[Tensor]:
         else:
             weak = _weak_type(a)
             keys.append(weak if weak is not None else np.asarray(a).dtype)
-    target = canonical(dtype) if dtype is not None else result_type(keys, policy)
+    target = canonical(dtype) if dtype is not None else _result_type(tuple(keys), policy)
     tensors = [cast(a, target) if isinstance(a, Tensor) else scalar(a, target) for a in args]
     shape = broadcast_shapes(*[t.shape for t in tensors])
     return [broadcast_to(t, shape) for t in tensors]
+
+
+@functools.lru_cache(maxsize=4096)
+def _result_type(keys: tuple, policy: str):
+    return result_type(keys, policy)
 
 
 def elementwise(op_name: str, *args, policy: str = "numpy", dtype=None) -> Tensor:
