@@ -261,6 +261,15 @@ case("conv2d-explicit-dilated", lambda x, w: tf.nn.conv2d(
     F(1, 6, 6, 2), F(2, 2, 2, 3), rtol=1e-4)
 case("conv1d", lambda x, w: tf.nn.conv1d(x, w, stride=1, padding="SAME"), F(2, 8, 3),
      F(3, 3, 4), rtol=1e-4)
+case("conv2d_transpose-same", lambda x, w: tf.nn.conv2d_transpose(x, w, [2, 8, 8, 2], 2, "SAME"),
+     F(2, 4, 4, 3), F(3, 3, 2, 3), rtol=1e-4)
+case("conv2d_transpose-valid-odd", lambda x, w: tf.nn.conv2d_transpose(
+    x, w, [1, 10, 9, 2], [1, 2, 2, 1], "VALID"), F(1, 4, 4, 3), F(3, 2, 2, 3), rtol=1e-4)
+case("conv2d_transpose-same-odd", lambda x, w: tf.nn.conv2d_transpose(x, w, [1, 7, 7, 1], 2,
+                                                                      "SAME"),
+     F(1, 4, 4, 2), F(3, 3, 1, 2), rtol=1e-4)
+case("depthwise_conv2d", lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
+     F(2, 5, 5, 3), F(3, 3, 3, 2), rtol=1e-4)
 case("max_pool2d", lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"), F(2, 6, 6, 3))
 case("max_pool2d-same", lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"), F(2, 7, 7, 3))
 case("avg_pool2d", lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"), F(2, 6, 6, 3))

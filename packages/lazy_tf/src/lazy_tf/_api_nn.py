@@ -280,3 +280,51 @@ for _kind in ("max", "avg"):
 
         api(_name, f"reduce_window_{'max' if _kind == 'max' else 'sum'}",
             tensors=("input",))(_make())
+
+
+@api("nn.conv2d_transpose", "conv_general_dilated (input-dilated)", tensors=("input", "filters"))
+def _conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                      data_format="NHWC", dilations=None, name=None):
+    """The gradient of conv2d: filters are [h, w, out, in]; ``output_shape`` fixes the
+    size the forward conv would have started from."""
+    _channels_last(data_format)
+    t, k = same_dtype(input, filters)
+    require(t, FLOAT, "conv2d_transpose")
+    out = [int(s) for s in static(output_shape)]
+    if t.ndim != 4 or k.ndim != 4 or len(out) != 4 or k.shape[3] != t.shape[3] \
+            or out[3] != k.shape[2] or out[0] != t.shape[0]:
+        raise ValueError(f"conv2d_transpose: input {t.shape}, filters {k.shape} and "
+                         f"output_shape {out} do not agree")
+    stride = _spatial(strides, 2, "strides")
+    dil = _spatial(1 if dilations is None else dilations, 2, "dilations")
+    pads, extra = [], []
+    for i in range(2):
+        k_eff = (k.shape[i] - 1) * dil[i] + 1
+        size = out[1 + i]
+        if isinstance(padding, str) and padding.upper() == "SAME":
+            total = max((-(-size // stride[i]) - 1) * stride[i] + k_eff - size, 0)
+            lo, hi = total // 2, total - total // 2
+        elif isinstance(padding, str) and padding.upper() == "VALID":
+            lo = hi = 0
+        else:
+            raise NotImplementedError("explicit conv2d_transpose padding runs eagerly")
+        natural = (t.shape[1 + i] - 1) * stride[i] + k_eff - lo - hi
+        if not 0 <= size - natural < stride[i]:
+            raise ValueError(f"output_shape {out} does not fit input {t.shape}")
+        pads.append((lo, hi))
+        extra.append(size - natural)
+    w = ops.transpose(k, permutation=(0, 1, 3, 2))  # -> [h, w, in, out]
+    return num.conv(t, w, stride=stride, padding=tuple(pads), dilation=dil, channels_last=True,
+                    transposed=True, output_padding=tuple(extra))
+
+
+@api("nn.depthwise_conv2d", "conv_general_dilated (feature groups)", tensors=("input", "filter"))
+def _depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
+                      dilations=None, name=None):
+    """filter [h, w, in, multiplier] = a grouped conv with one group per input channel."""
+    _channels_last(data_format)
+    t, k = same_dtype(input, filter)
+    if k.ndim != 4 or t.ndim != 4 or k.shape[2] != t.shape[3]:
+        raise ValueError(f"depthwise_conv2d: filter {k.shape} does not fit input {t.shape}")
+    w = ops.reshape(k, new_sizes=(k.shape[0], k.shape[1], 1, k.shape[2] * k.shape[3]))
+    return _conv(t, w, strides, padding, dilations, 2)

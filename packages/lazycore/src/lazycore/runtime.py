@@ -130,13 +130,13 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
 
 
 def _run(targets, full: bool, cause: str):
+    targets = sorted(targets, key=_creation_order)  # the live set is unordered; keys must not be
     roots: list[Node] = []
     seen: set[int] = set()
     for t in targets:
         if id(t.node) not in seen:
             seen.add(id(t.node))
             roots.append(t.node)
-    roots.sort(key=_node_hash)  # why: live-set order is arbitrary; the cache key must not be
     program = linearize(roots)
     site = _call_site()
     failed = [n for n in program.inputs if n.op == "failed"]
@@ -164,8 +164,8 @@ def _run(targets, full: bool, cause: str):
     return outputs
 
 
-def _node_hash(node) -> int:
-    return node.hash
+def _creation_order(tensor) -> int:
+    return tensor.seq
 
 
 def _run_each(targets, cause: str) -> list:
@@ -243,6 +243,17 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
         reason = sharding.explain_change(previous, program) or reason
         metrics.note_recompile(site, reason)
     _site_history[site] = program
+    digest = None
+    if settings.persistent_cache_dir:
+        start = time.perf_counter()
+        digest = cache.program_digest(program, donate, placement.key if placement else None)
+        executable = cache.load(digest)
+        if executable is not None:
+            metrics.add_time("load", time.perf_counter() - start)
+            metrics.inc("persistent_cache_hits")
+            cache.store(key, executable)
+            _log(cause, site, program, "loaded from the persistent cache", reason)
+            return executable
     start = time.perf_counter()
     lowered = lower(program, donate, placement.shardings if placement else None)
     lowered_at = time.perf_counter()
@@ -252,6 +263,8 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
     metrics.add_time("compile", done - lowered_at)
     metrics.inc("compiles")
     cache.store(key, executable)
+    if digest is not None:
+        cache.save(digest, executable)
     _log(cause, site, program, f"compiled in {(done - start) * 1e3:.1f} ms ({reason})", reason)
     return executable
 

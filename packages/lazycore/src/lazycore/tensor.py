@@ -8,6 +8,7 @@ values nobody holds any more are never computed.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 
 import numpy as np
@@ -20,11 +21,17 @@ _ref = weakref.ref
 _discard = runtime._live.discard
 
 
+_next_seq = itertools.count().__next__
+
+
 class Tensor:
-    __slots__ = ("node", "__weakref__")
+    # ``seq``: creation order. The live set is unordered; syncs order their outputs by
+    # ``seq`` so the same program traced again gets the same cache key.
+    __slots__ = ("node", "seq", "__weakref__")
 
     def __init__(self, node: Node):
         self.node = node
+        self.seq = _next_seq()
         _live_add(_ref(self, _discard))
 
     # -- abstract value, answered without a sync ---------------------------------
