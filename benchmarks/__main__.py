@@ -23,7 +23,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import traceback
 
-from . import _harness, _machine, _report
+from . import _harness, _machine, _report, _threads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -104,6 +104,8 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="tiny sizes: proves the suite runs")
     p.add_argument("--only", default="", help="comma-separated benchmark names")
+    p.add_argument("--threads", type=int, default=None,
+                   help="pin every framework to N intra-op threads (busy machines; see _threads)")
     p.add_argument("--impls", default="", help="comma-separated implementations (default all)")
     p.add_argument("--out", default=None, help="JSON path (markdown goes beside it)")
     p.add_argument("--update-docs", action="store_true",
@@ -121,6 +123,8 @@ def main(argv=None) -> int:
         if unknown:
             p.error(f"unknown benchmark(s): {', '.join(unknown)} (have: {', '.join(names)})")
         names = [n for n in names if n in wanted]
+    if a.threads:
+        _threads.pin(a.threads)
     if a.impls:
         _harness.SELECTED = {i.strip() for i in a.impls.split(",") if i.strip()}
     out = a.out or os.path.join(HERE, "results", "quick.json" if a.quick else "latest.json")

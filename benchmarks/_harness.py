@@ -38,7 +38,7 @@ class Budget:
     min_runs: int = 5
     max_runs: int = 200
     min_time_s: float = 1.0
-    timeout_s: float = 300.0
+    timeout_s: float = 600.0
 
 
 # Implementations to run (``--impls``); None = all. Others yield rows marked "skipped",

@@ -11,8 +11,9 @@ from importlib import metadata
 
 PACKAGES = ("numpy", "torch", "jax", "jaxlib", "tensorflow-cpu", "tensorflow", "numexpr",
             "lazycore", "lazy_numpy", "lazy_torch", "lazy_tf")
-THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_MAX_THREADS", "XLA_FLAGS",
-              "TF_NUM_INTRAOP_THREADS", "JAX_PLATFORMS")
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "XLA_FLAGS",
+              "TF_NUM_INTRAOP_THREADS", "JAX_PLATFORMS", "PYTHONHASHSEED",
+              "LAZYTENSOR_BENCH_THREADS")
 
 
 def _cpu_model() -> str:

@@ -13,6 +13,7 @@ from functools import partial
 
 import numpy as np
 
+from . import _threads
 from ._harness import measure
 
 BENCH = "torchy_chain"
@@ -73,6 +74,7 @@ def chain_jax(n_ops: int):
 def eager_torch(arrays, n_ops):
     import torch
 
+    _threads.torch_threads()
     ts = [torch.from_numpy(a) for a in arrays]
     f = chain(n_ops)
     return lambda: f(*ts).numpy()
@@ -81,6 +83,7 @@ def eager_torch(arrays, n_ops):
 def lazy_torch(arrays, n_ops):
     import torch
 
+    _threads.torch_threads()
     import lazy_torch as lt
 
     dev = lt.device()
@@ -93,6 +96,7 @@ def lazy_torch(arrays, n_ops):
 def torch_compile(arrays, n_ops):
     import torch
 
+    _threads.torch_threads()
     ts = [torch.from_numpy(a) for a in arrays]
     f = torch.compile(chain(n_ops), backend="inductor", dynamic=False)
     return lambda: f(*ts).numpy()

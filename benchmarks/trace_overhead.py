@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from . import _threads
 from ._harness import check_close, error_row, progress, row, selected
 
 BENCH = "trace_overhead"
@@ -53,12 +54,14 @@ def _data(kind, convert):
 def eager_torch(kind):
     import torch
 
+    _threads.torch_threads()
     return (*_data(kind, torch.from_numpy), lambda t: t.numpy(), None)
 
 
 def lazy_torch(kind):
     import torch
 
+    _threads.torch_threads()
     import lazy_torch as lt
 
     dev = lt.device()
@@ -79,6 +82,7 @@ def lazy_numpy(kind):
 def eager_tf(kind):
     import tensorflow as tf
 
+    _threads.tf_threads()
     return (*_data(kind, tf.convert_to_tensor), lambda t: t.numpy(), None)
 
 

@@ -21,6 +21,7 @@ from functools import partial
 
 import numpy as np
 
+from . import _threads
 from ._harness import measure
 from ._probe import probe
 
@@ -50,6 +51,7 @@ def torch_model(case: str, cfg: dict):
     import torch
     from torch import nn
 
+    _threads.torch_threads()
     torch.manual_seed(0)
     if case == "mlp":
         s = cfg["sizes"]
@@ -102,6 +104,7 @@ def _torch_step(case, cfg, device=None, compiled=False, barrier=None):
     import torch
     import torch.nn.functional as F
 
+    _threads.torch_threads()
     model = torch_model(case, cfg)
     xs, ys = batch(case, cfg)
     x, y = torch.from_numpy(xs), torch.from_numpy(ys)
@@ -234,6 +237,7 @@ def eager_tf(case, cfg):
         raise NotImplementedError("the TF version exists for the MLP only")
     import tensorflow as tf
 
+    _threads.tf_threads()
     x, y = _tf_inputs(tf, case, cfg, tf.convert_to_tensor)
     step = tf_mlp_step(tf, tf.Variable, tf.GradientTape, cfg, x, y)
     return lambda: float(step().numpy())
@@ -244,6 +248,7 @@ def tf_xla(case, cfg):
         raise NotImplementedError("the TF version exists for the MLP only")
     import tensorflow as tf
 
+    _threads.tf_threads()
     x, y = _tf_inputs(tf, case, cfg, tf.convert_to_tensor)
     step = tf.function(tf_mlp_step(tf, tf.Variable, tf.GradientTape, cfg, x, y),
                        jit_compile=True)
@@ -255,6 +260,7 @@ def lazy_tf(case, cfg):
         raise NotImplementedError("the TF version exists for the MLP only")
     import tensorflow as tf
 
+    _threads.tf_threads()
     import lazy_tf as ltf
 
     x, y = _tf_inputs(tf, case, cfg, ltf.convert_to_tensor)

@@ -359,46 +359,81 @@ class FrontendRefs:
     composites: set[str] = field(default_factory=set)
 
 
+def _aliases(core: Core, tree: ast.Module, refs: FrontendRefs) -> dict[str, str]:
+    """Names bound to core modules in one file: ``{"lc": "", "num": "numeric", ...}``."""
+    pkg_files = set(core.modules)
+    op_names = set(core.ops)
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == CORE or a.name.startswith(CORE + "."):
+                    refs.imports_core = True
+                    refs.core_modules.update(_absolute(a.name, pkg_files))
+                    refs.core_modules.add("__init__.py")
+                    local = a.asname or a.name.split(".")[0]
+                    aliases[local] = a.name[len(CORE) + 1:] if a.asname else ""
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module \
+                and (node.module == CORE or node.module.startswith(CORE + ".")):
+            refs.imports_core = True
+            refs.core_modules.add("__init__.py")
+            refs.core_modules.update(_absolute(node.module, pkg_files))
+            sub = node.module[len(CORE) + 1:]
+            for a in node.names:
+                full = f"{sub}.{a.name}" if sub else a.name
+                refs.core_modules.update(_absolute(f"{CORE}.{full}", pkg_files))
+                if sub == "numeric" and a.name in core.composites:
+                    refs.composites.add(a.name)
+                elif sub == "ops" and a.name in op_names:
+                    refs.ops.add(a.name)
+                else:
+                    aliases[a.asname or a.name] = full
+    _module_level_aliases(tree, aliases)
+    return aliases
+
+
+def _module_level_aliases(tree: ast.Module, aliases: dict[str, str]) -> None:
+    """``num = lc.numeric`` at module level binds ``num`` to ``numeric``."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute | ast.Name):
+            chain = [node.value.id] if isinstance(node.value, ast.Name) else _chain(node.value)
+            if chain and chain[0] in aliases:
+                target = ".".join([p for p in aliases[chain[0]].split(".") if p] + chain[1:])
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        aliases[t.id] = target
+
+
+def _relative_target(path: Path, node: ast.ImportFrom) -> list[Path]:
+    base = path.parent
+    for _ in range(node.level - 1):
+        base = base.parent
+    if node.module:
+        base = base.joinpath(*node.module.split("."))
+        return [base.with_suffix(".py"), base / "__init__.py"]
+    return [base / "__init__.py"]
+
+
 def scan_frontend(core: Core, files: list[Path]) -> FrontendRefs:
-    """What a frontend's source names in the core."""
+    """What a frontend's source names in the core (following aliases that its own modules
+    share: ``num = lc.numeric`` in one file, ``from .common import num`` in another)."""
     refs = FrontendRefs()
     pkg_files = set(core.modules)
     op_names = set(core.ops)
-    for path in files:
-        tree = _parse(path)
-        aliases: dict[str, str] = {}   # local name -> "" (lazycore) / "ops" / "numeric"
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name == CORE or a.name.startswith(CORE + "."):
-                        refs.imports_core = True
-                        refs.core_modules.update(_absolute(a.name, pkg_files))
-                        refs.core_modules.add("__init__.py")
-                        local = a.asname or a.name.split(".")[0]
-                        aliases[local] = a.name[len(CORE) + 1:] if a.asname else ""
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module \
-                    and (node.module == CORE or node.module.startswith(CORE + ".")):
-                refs.imports_core = True
-                refs.core_modules.add("__init__.py")
-                refs.core_modules.update(_absolute(node.module, pkg_files))
-                sub = node.module[len(CORE) + 1:]
-                for a in node.names:
-                    full = f"{sub}.{a.name}" if sub else a.name
-                    refs.core_modules.update(_absolute(f"{CORE}.{full}", pkg_files))
-                    if sub == "numeric" and a.name in core.composites:
-                        refs.composites.add(a.name)
-                    elif sub == "ops" and a.name in op_names:
-                        refs.ops.add(a.name)
-                    else:
-                        aliases[a.asname or a.name] = full
-        for node in tree.body:  # module-level aliases: ``num = lc.numeric``
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute | ast.Name):
-                chain = [node.value.id] if isinstance(node.value, ast.Name) else _chain(node.value)
-                if chain and chain[0] in aliases:
-                    target = ".".join([p for p in aliases[chain[0]].split(".") if p] + chain[1:])
-                    for t in node.targets:
-                        if isinstance(t, ast.Name):
-                            aliases[t.id] = target
+    trees = {path: _parse(path) for path in files}
+    table = {path: _aliases(core, tree, refs) for path, tree in trees.items()}
+    for _ in range(3):  # re-exports of re-exports
+        for path, tree in trees.items():
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    for target in _relative_target(path, node):
+                        source = table.get(target, {})
+                        for a in node.names:
+                            if a.name in source:
+                                table[path][a.asname or a.name] = source[a.name]
+            _module_level_aliases(tree, table[path])
+    for path, tree in trees.items():
+        aliases = table[path]
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute):
                 chain = _chain(node)

@@ -242,6 +242,28 @@ def test_small_functions():
     np.testing.assert_array_equal(np.asarray(values)[np.asarray(inverse)], I)
 
 
+def test_nep35_like_creation(counters):
+    proto = lnp.asarray(np.ones(2))
+    cases = [(np.zeros((2, 3), like=proto), np.zeros((2, 3))),
+             (np.ones(3, dtype=np.int8, like=proto), np.ones(3, dtype=np.int8)),
+             (np.empty(2, like=proto).shape, (2,)), (np.full(2, 7.5, like=proto), np.full(2, 7.5)),
+             (np.arange(1, 7, 2, like=proto), np.arange(1, 7, 2)),
+             (np.eye(3, k=1, like=proto), np.eye(3, k=1)), (np.identity(2, like=proto),
+                                                            np.identity(2)),
+             (np.array([1, 2], like=proto), np.array([1, 2])),
+             (np.asarray([1.5], like=proto), np.asarray([1.5])),
+             (np.asanyarray([[1]], like=proto), np.asanyarray([[1]])),
+             (np.tri(3, like=proto), np.tri(3))]
+    for got, want in cases:
+        if isinstance(want, tuple):
+            assert got == want
+        else:
+            assert isinstance(got, lnp.LazyArray)
+            np.testing.assert_array_equal(np.asarray(got), want)
+            assert got.dtype == want.dtype
+    assert counters()["fallbacks"] == 0
+
+
 def test_copyto_and_putmask_are_in_place():
     a = lnp.asarray(np.zeros(4))
     np.copyto(a, np.arange(4.0), where=np.array([True, False, True, False]))

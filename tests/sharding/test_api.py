@@ -22,6 +22,7 @@ def test_mesh_over_jax_devices(mesh):
     assert repr(mesh) == "Mesh(data=4, model=2)"
     assert lc.Mesh((-1,), "x").shape == (8,)
     assert lc.Mesh((2,), ("x",), devices=[6, 7]).device_ids == (6, 7)
+    assert repr(lc.Mesh((2,), ("x",), devices=[6, 7])) == "Mesh(x=2, devices=[6, 7])"
     assert lc.Mesh((4,), ("x",)).device_ids == (0, 1, 2, 3)  # a sub-mesh of the host
 
 
@@ -166,3 +167,22 @@ def test_a_sharded_jax_array_from_outside_is_used_as_is(mesh):
     assert lc.debug.sharding_of(y).shard_shape((8, 2)) == (2, 2)
     np.testing.assert_array_equal(lc.to_numpy(y), 3 * host)
     assert len(y.device_array().sharding.device_set) == 8
+
+
+def test_sharded_programs_go_through_the_persistent_cache(mesh, tmp_path):
+    old = lc.settings.persistent_cache_dir
+    lc.configure(persistent_cache_dir=str(tmp_path))
+    try:
+        results = []
+        for _ in range(2):
+            lc.cache.clear()  # the in-memory layer: the second round must load from disk
+            x = lc.mark_sharding(lc.asarray(np.arange(16.0).reshape(8, 2)), mesh,
+                                 ("data", "model"))
+            y = nm.matmul(x, lc.asarray(np.ones((2, 3))))
+            results.append(lc.to_numpy(y))
+            assert y.device_array().sharding.shard_shape((8, 3)) == (2, 3)
+        np.testing.assert_array_equal(results[0], results[1])
+        c = lc.metrics.counters()
+        assert c["compiles"] == 1 and c["persistent_cache_hits"] == 1
+    finally:
+        lc.configure(persistent_cache_dir=old)

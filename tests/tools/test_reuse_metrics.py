@@ -132,6 +132,10 @@ def repo(tmp_path):
     a = tmp_path / "packages" / "lazy_a" / "src" / "lazy_a"
     a.mkdir(parents=True)
     (a / "__init__.py").write_text(textwrap.dedent(FRONTEND_A).lstrip("\n"))
+    # an alias defined in one module and imported by another
+    (a / "_common.py").write_text("import lazycore as lc\nnum = lc.numeric\n")  # 2
+    (a / "nn.py").write_text("from ._common import num\n\n\ndef relu(x):\n"
+                             "    return num.relu(x)\n")  # 3
     b = tmp_path / "packages" / "lazy_b" / "src" / "lazy_b"
     b.mkdir(parents=True)
     (b / "__init__.py").write_text('"""Placeholder: nothing here yet."""\n')
@@ -172,12 +176,13 @@ def test_declared_ops_follow_wrappers_loops_and_fstrings(repo):
 
 def test_frontend_reach_and_shared_fraction(repo):
     a = rm.analyse(repo)["frontends"]["lazy_a"]
-    assert a["status"] == "ok" and a["lines"] == 7
+    assert a["status"] == "ok" and a["lines"] == 12
     assert a["ops_direct"] == 2            # "add" (a table string) and lc.ops.neg
     assert a["ops_reached"] == 4           # + exp, reduce_sum through softmax
-    assert a["composites_direct"] == 1 and a["composites_reached"] == 2  # softmax, sum_all
+    assert a["composites_direct"] == 2    # softmax; relu through nn.py's imported alias
+    assert a["composites_reached"] == 3   # + sum_all, used by softmax
     assert a["core_lines_used"] == 36      # everything but the unused sharding.py
-    assert a["shared_fraction"] == round(36 / 43, 4)
+    assert a["shared_fraction"] == round(36 / 48, 4)
     assert a["api_entries"] is None        # not asked for (--entries)
 
 
@@ -194,7 +199,7 @@ def test_cli_writes_json_and_markdown(repo, tmp_path):
     data = json.loads(out_json.read_text())
     assert data["frontends"]["lazy_a"]["core_lines_used"] == 36
     md = out_md.read_text()
-    assert "| `lazy_a` | lazy_a | 7 | 36 | 84% | 4 / 6 | 2 / 3 | n/a |" in md
+    assert "| `lazy_a` | lazy_a | 12 | 36 | 75% | 4 / 6 | 3 / 3 | n/a |" in md
     assert "## The core: 38 logical lines, 6 ops, 3 composites" in md
     assert "| ops (primitives) | 18 | 47% |" in md
 

@@ -17,6 +17,7 @@ def draw(dev):
     e = torch.randperm(20, device=dev)
     f = torch.empty(500, device=dev).uniform_(-2, 3)
     g = torch.empty(500, device=dev).normal_(5.0, 0.1)
+    lazy_torch.sync()  # one program for all draws
     return [t.cpu() for t in (a, b, c, d, e, f, g)]
 
 

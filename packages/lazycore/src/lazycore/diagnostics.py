@@ -68,7 +68,7 @@ class SyncRecord:
     outputs: int
     hit: bool
     reason: str | None  # for a miss: "first compile" or what changed since the last compile
-    graph: int          # short graph hash (same value -> same program)
+    graph: int          # short structural id of the graph (same graph -> same id)
     detail: str = ""    # e.g. "compiled in 41.2 ms (first compile)"
 
     def line(self) -> str:
@@ -113,9 +113,13 @@ def before_host_transfer() -> None:
 def on_sync(cause: str, site: str, program, hit: bool, reason: str | None = None,
             detail: str = "") -> None:
     """Record one executed sync; log it when debugging."""
-    ops = len(program.nodes) - len(program.inputs)  # O(1): sync is on the hot path
+    # O(outputs), not O(graph): sync is on the hot path. Node hashes are structural, so the
+    # outputs' hashes identify the graph (up to which leaves are shared).
+    ops = len(program.nodes) - len(program.inputs)
+    nodes = program.nodes
+    graph = hash((ops, tuple([nodes[p].hash for p in program.output_positions]))) & 0xFFFFFFFF
     record = SyncRecord(cause, site, ops, len(program.inputs), len(program.output_positions),
-                        hit, reason, hash(program.key) & 0xFFFFFFFF, detail)
+                        hit, reason, graph, detail)
     _log.append(record)
     entry = _sites.get(site)
     if entry is None:

@@ -104,6 +104,8 @@ class Mesh:
 
     def __repr__(self) -> str:
         axes = ", ".join(f"{n}={s}" for n, s in zip(self.axis_names, self.shape, strict=True))
+        if self.device_ids != tuple(range(self.size)):  # why: repr is part of graph digests
+            axes += f", devices={list(self.device_ids)}"
         return f"Mesh({axes})"
 
 

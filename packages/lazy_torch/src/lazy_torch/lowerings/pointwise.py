@@ -187,9 +187,15 @@ def add(x, y, *, alpha=1):
 @lower("sub.Tensor", "sub_.Tensor", "sub.Scalar", "sub_.Scalar")
 def sub(x, y, *, alpha=1):
     dt = compute_dtype([x, y])
-    if D.is_bool(dt):
+    bools = [isinstance(v, bool) or (isinstance(v, lc.Tensor) and D.is_bool(v.dtype))
+             for v in (x, y)]
+    if all(bools):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
     if alpha != 1 and isinstance(y, lc.Tensor):
         y = ops.mul(*num.promote([y, alpha], dtype=dt))
     elif alpha != 1:

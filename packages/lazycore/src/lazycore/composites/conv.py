@@ -25,7 +25,7 @@ def _tuple(v, n):
 def conv(x: Tensor, w: Tensor, stride=1, padding=0, dilation=1, groups: int = 1,
          channels_last: bool = False, transposed: bool = False, output_padding=0) -> Tensor:
     """N-d convolution. ``padding`` is an int/tuple of symmetric pads, pairs, or
-    ``"SAME"``/``"VALID"``. Weights: (O, I/groups, *k) channels-first, (*k, I, O) last."""
+    ``"SAME"``/``"VALID"``. Weights: ``(O, I/groups, *k)`` channels-first, ``(*k, I, O)`` last."""
     nd = x.ndim - 2
     stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
     if isinstance(padding, str):
