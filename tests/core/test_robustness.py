@@ -114,3 +114,22 @@ def test_shape_rule_errors_leave_no_node():
             ops.reshape(x, new_sizes=(3,))
     assert lc.metrics.counters()["traced_ops"] == before
     assert Aval((2, 2), np.dtype("float64")) == x.aval
+
+
+def test_buffer_hold_suspends_donation():
+    w = lc.asarray(np.ones(1000, np.float32))
+    old = w.node
+    graph_outside_handles = ops.mul(lc.Tensor(old), lc.Tensor(old)).node  # e.g. a tape
+    hold = lc.runtime.hold_buffers()
+    w.assign(ops.add(w, w))
+    lc.sync()
+    lc.wait()
+    assert not old.value.is_deleted()
+    again = lc.Tensor(graph_outside_handles)
+    np.testing.assert_allclose(lc.to_numpy(again), 1.0)
+    del hold
+    before = w.node.value
+    w.assign(ops.add(w, w))
+    lc.sync()
+    lc.wait()
+    assert before.is_deleted()  # donation resumed

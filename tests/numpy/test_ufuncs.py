@@ -369,3 +369,14 @@ def test_hypothesis_unary(x, op):
 
 def test_lazify_helper_roundtrip():
     assert isinstance(lazify(np.ones(2)), lnp.LazyArray)
+
+
+def test_unimplemented_ufunc_methods_fall_back(counters):
+    x = np.arange(10.0)
+    check(lambda a: np.add.reduceat(a, [0, 4, 7]), x)
+    check(lambda a: np.subtract.reduce(a), x)
+    check(lambda a: np.maximum.accumulate(a), np.array([1.0, np.nan, 3.0, 2.0]))
+    c = counters()
+    assert c["fallback::numpy.add.reduceat"] == 1
+    assert c["fallback::numpy.subtract.reduce"] == 1
+    assert c["fallback::numpy.maximum.accumulate"] == 1

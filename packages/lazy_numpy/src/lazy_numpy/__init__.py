@@ -96,6 +96,5 @@ __all__ = [
     "indices", "linspace", "logspace", "metrics", "ndarray", "newaxis", "ones", "ones_like",
     "random", "sync", "tri", "zeros", "zeros_like",
 ]
-_ = (_linalg, _reductions, _shape)
 
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

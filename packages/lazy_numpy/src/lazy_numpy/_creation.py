@@ -12,7 +12,6 @@ import lazycore as lc
 
 from ._array import LazyArray
 from ._convert import check_dtype, normalize_dtype, numpy_errors, tensor
-from ._fallback import NotLazy
 from ._registry import implements
 
 num = lc.numeric
@@ -211,8 +210,6 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
         fill_value = int(fill_value)
     return LazyArray(num.full(shp, np.asarray(fill_value).astype(dt)[()], dt))
 
-
-_ = NotLazy
 
 
 # -- NEP 35: np.zeros(..., like=lazy) and friends dispatch here ----------------------------------

@@ -14,11 +14,11 @@ import numpy as np
 import lazycore as lc
 
 from ._array import LazyArray
-from ._convert import tensor, wrap
+from ._convert import tensor
 from ._fallback import NotLazy
 from ._reductions import store
 from ._registry import implements
-from ._shape import result_dtype, tensors_of
+from ._shape import tensors_of
 
 num = lc.numeric
 ops = lc.ops
@@ -365,19 +365,6 @@ def _fit(x, axis, n):
     return x
 
 
-def _scale(x, n, norm, inverse):
-    if norm in (None, "backward"):
-        factor = 1.0
-    elif norm == "ortho":
-        factor = np.sqrt(n) if inverse else 1 / np.sqrt(n)
-    elif norm == "forward":
-        factor = float(n) if inverse else 1.0 / n
-    else:
-        raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or '
-                         f'"forward".')
-    return x if factor == 1.0 else ops.mul(x, num.full(x.shape, factor, x.dtype))
-
-
 def _fftn(a, s, axes, norm, kind):
     """``kind``: fft / ifft / rfft / irfft over ``axes`` (the last axis is the real one)."""
     real_in = kind == "rfft"
@@ -417,7 +404,7 @@ def _fftn(a, s, axes, norm, kind):
         this_type = fft_type
         if kind in ("rfft", "irfft") and start + take != k:
             this_type = "FFT" if kind == "rfft" else "IFFT"
-        x = ops.fft(x, fft_type=_lax_fft_type(this_type), fft_lengths=lengths)
+        x = ops.fft(x, fft_type=this_type, fft_lengths=lengths)
         inv = list(np.argsort(perm))
         x = num.transpose(x, inv)
     x = num.transpose(x, list(np.argsort(order)))
@@ -436,10 +423,6 @@ def _fftn(a, s, axes, norm, kind):
     if factor != 1.0:
         x = ops.mul(x, num.full(x.shape, factor, x.dtype))
     return x
-
-
-def _lax_fft_type(name):
-    return name
 
 
 def _fft1(kind):
@@ -476,5 +459,3 @@ def ifftshift(x, axes=None):
     axes = tuple(range(t.ndim)) if axes is None else (axes,) if isinstance(axes, int) else axes
     return LazyArray(num.roll(t, [-(t.shape[ax] // 2) for ax in axes], list(axes)))
 
-
-_ = (result_dtype, wrap, _scale)

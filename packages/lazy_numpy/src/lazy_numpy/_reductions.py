@@ -8,8 +8,6 @@ path (dtype upcasts, ``initial``, ``where``). Data-dependent results (``unique``
 
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
 import lazycore as lc
@@ -513,5 +511,3 @@ def unique_all(x):
     values, index, inverse, counts = unique(x, True, True, True)
     return np.lib._arraysetops_impl.UniqueAllResult(values, index, inverse, counts)
 
-
-_ = builtins  # builtins stay reachable despite the NumPy-named functions above

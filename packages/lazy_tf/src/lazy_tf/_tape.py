@@ -36,6 +36,8 @@ class GradientTape:
         self._made: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._read: dict[int, lc.Tensor] = {}   # id(value) -> handle as first read here
         self._outside: dict[int, object] = {}  # nodes of values used here, made before it
+        # the recorded graph lives outside live handles: no buffer donation meanwhile
+        self._hold = lc.runtime.hold_buffers()
 
     # -- context ------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -61,6 +63,7 @@ class GradientTape:
             _state.stopped[0] -= 1
 
     def reset(self) -> None:
+        self._hold = lc.runtime.hold_buffers()
         self._watched.clear()
         self._read.clear()
         self._made.clear()
@@ -138,6 +141,8 @@ class GradientTape:
             if g is None and zero:
                 g = lc.numeric.zeros(tuple(s.shape.as_list()), to_core(s).dtype)
             results.append(None if g is None else _new_recorded(g))
+        if not self._persistent:
+            self._hold = None  # the recorded graph is done with: donation may resume
         return tf.nest.pack_sequence_as(sources, results)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,

@@ -60,6 +60,23 @@ def register_internal_path(path: str) -> None:
         _internal_paths.append(path)
 
 
+class BufferHold:
+    """While one is alive, syncs donate no buffers: its owner keeps graph nodes outside
+    live handles (e.g. a gradient tape's recorded graph) whose leaves must stay valid."""
+
+    __slots__ = ("__weakref__",)
+
+
+_holds: weakref.WeakSet = weakref.WeakSet()
+
+
+def hold_buffers() -> BufferHold:
+    """A token that suspends buffer donation until it is dropped."""
+    token = BufferHold()
+    _holds.add(token)
+    return token
+
+
 def live_tensors() -> list:
     return _snapshot()
 
@@ -144,7 +161,8 @@ def _run(targets, full: bool, cause: str):
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
     donate = (_donatable(program, targets)
-              if full and settings.donate and threading.active_count() == 1 else ())
+              if full and settings.donate and threading.active_count() == 1 and not _holds
+              else ())
     try:
         placement = sharding.plan(program)  # None unless a mesh is involved
         executable = _executable(program, donate, cause, site, placement)
