@@ -12,6 +12,8 @@ from .registry import OPS, OpDef, defop, get
 globals().update({name: op for name, op in OPS.items() if name not in ("linalg", "random")})
 globals().update({name[len("linalg_"):]: op for name, op in OPS.items()
                   if name.startswith("linalg_")})
+# ops whose names are Python keywords
+bitwise_and, bitwise_or, bitwise_xor, bitwise_not = (OPS[n] for n in ("and", "or", "xor", "not"))
 
 
 def __getattr__(name: str) -> OpDef:
