@@ -110,6 +110,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, help="JSON path (markdown goes beside it)")
     p.add_argument("--update-docs", action="store_true",
                    help="put the report into docs/performance.md between its markers")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the rows of the existing --out file that this run did not "
+                        "measure (re-run one implementation after a fix); the JSON records it")
     p.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     a = p.parse_args(argv)
 
@@ -143,7 +146,9 @@ def main(argv=None) -> int:
     machine["load_average_end"] = _machine.load_average()
     doc = {"machine": machine, "quick": a.quick, "wall_s": round(time.perf_counter() - t0, 2),
            "benchmarks": modules, "results": results}
-    doc["targets"] = _report.targets(results)
+    if a.merge and os.path.exists(out):
+        doc = _merge(out, doc)
+    doc["targets"] = _report.targets(doc["results"])
     _write(out, json.dumps(_finite(doc), indent=1, default=_jsonable, allow_nan=False) + "\n")
     markdown = _report.render(doc)
     _write(os.path.splitext(out)[0] + ".md", markdown + "\n")
@@ -152,6 +157,26 @@ def main(argv=None) -> int:
     if a.update_docs and not update_docs(markdown):
         print(f"[bench] {DOCS} has no {BEGIN}/{END} markers: not updated", file=sys.stderr)
     return 0
+
+
+def _merge(path: str, doc: dict) -> dict:
+    """Rows of the previous run at ``path`` that this run did not measure are kept (in
+    their order); ``merged_from`` records the earlier run's machine block."""
+    with open(path) as f:
+        old = json.load(f)
+    fresh = {(r["bench"], r["case"], r["impl"]) for r in doc["results"]}
+    kept = [r for r in old.get("results", []) if (r["bench"], r["case"], r["impl"]) not in fresh]
+    by_key = {(r["bench"], r["case"], r["impl"]): r for r in doc["results"]}
+    merged = []
+    for r in old.get("results", []):
+        key = (r["bench"], r["case"], r["impl"])
+        merged.append(by_key.pop(key, r))
+    merged += list(by_key.values())
+    doc["merged_from"] = old.get("merged_from", []) + [{
+        "machine": old.get("machine"), "rows_kept": len(kept)}]
+    doc["benchmarks"] = {**old.get("benchmarks", {}), **doc["benchmarks"]}
+    doc["results"] = merged
+    return doc
 
 
 def _finite(value):

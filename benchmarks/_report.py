@@ -238,6 +238,10 @@ def render(doc: dict) -> str:
              f"{m.get('load_average_end')} at end; "
              f"git {m.get('git', {}).get('commit')}{' (dirty)' if m.get('git', {}).get('dirty') else ''}"
              f"{'; QUICK run (tiny sizes: proves the suite runs, times mean nothing)' if doc.get('quick') else ''}.",
+             *([""] + [f"Some rows were re-measured in a later run ({m.get('date_utc')} UTC) and "
+                       f"merged into an earlier one (started "
+                       f"{(doc['merged_from'][0].get('machine') or {}).get('date_utc')} UTC)."]
+               if doc.get("merged_from") else []),
              "", "Versions: " + ", ".join(f"{k} {v}" for k, v in m.get("packages", {}).items()),
              "", "Medians; times are per step / per evaluation and end in a host-visible result.",
              ""]

@@ -88,3 +88,19 @@ def test_update_docs_replaces_only_between_markers(tmp_path):
 
 def test_non_finite_numbers_become_null_json():
     assert json.dumps(runner._finite({"a": [float("nan"), 1.0]})) == '{"a": [null, 1.0]}'
+
+
+def test_merge_replaces_remeasured_rows_and_keeps_the_rest(tmp_path):
+    r = _harness.row
+    old = {"machine": {"date_utc": "earlier"}, "benchmarks": {"a": {}},
+           "results": [r("a", "c", "lazy_tf", median_s=None, runs=0, error="x"),
+                       r("a", "c", "eager_tf", median_s=1.0, runs=5)]}
+    path = tmp_path / "latest.json"
+    path.write_text(json.dumps(old))
+    new = {"machine": {"date_utc": "later"}, "benchmarks": {"a": {}},
+           "results": [r("a", "c", "lazy_tf", median_s=0.5, runs=5)]}
+    doc = runner._merge(str(path), new)
+    assert [(x["impl"], x["median_s"]) for x in doc["results"]] == [("lazy_tf", 0.5),
+                                                                     ("eager_tf", 1.0)]
+    assert doc["merged_from"][0]["machine"]["date_utc"] == "earlier"
+    assert "re-measured" in _report.render(doc)

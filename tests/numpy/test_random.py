@@ -26,12 +26,12 @@ def test_shapes_dtypes_and_reproducibility():
 
 def test_distributions_statistics():
     g = lnp.random.default_rng(0)
-    u = np.asarray(g.uniform(-2.0, 3.0, size=20000))
-    assert u.min() >= -2.0 and u.max() < 3.0 and abs(u.mean() - 0.5) < 0.05
-    z = np.asarray(g.normal(1.0, 2.0, size=20000))
-    assert abs(z.mean() - 1.0) < 0.05 and abs(z.std() - 2.0) < 0.05
-    e = np.asarray(g.exponential(2.0, size=20000))
-    assert e.min() >= 0 and abs(e.mean() - 2.0) < 0.1
+    u = np.asarray(g.uniform(-2.0, 3.0, size=5000))
+    assert u.min() >= -2.0 and u.max() < 3.0 and abs(u.mean() - 0.5) < 0.1
+    z = np.asarray(g.normal(1.0, 2.0, size=5000))
+    assert abs(z.mean() - 1.0) < 0.15 and abs(z.std() - 2.0) < 0.1
+    e = np.asarray(g.exponential(2.0, size=5000))
+    assert e.min() >= 0 and abs(e.mean() - 2.0) < 0.2
     i = np.asarray(g.integers(3, 7, size=5000))
     assert set(np.unique(i)) == {3, 4, 5, 6}
     j = np.asarray(g.integers(5, size=100, endpoint=True))

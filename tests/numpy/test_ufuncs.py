@@ -375,8 +375,15 @@ def test_unimplemented_ufunc_methods_fall_back(counters):
     x = np.arange(10.0)
     check(lambda a: np.add.reduceat(a, [0, 4, 7]), x)
     check(lambda a: np.subtract.reduce(a), x)
-    check(lambda a: np.maximum.accumulate(a), np.array([1.0, np.nan, 3.0, 2.0]))
+    check(lambda a: np.maximum.accumulate(a), np.array([1.0, np.nan, 3.0, 2.0]) + 0j)
     c = counters()
     assert c["fallback::numpy.add.reduceat"] == 1
     assert c["fallback::numpy.subtract.reduce"] == 1
     assert c["fallback::numpy.maximum.accumulate"] == 1
+
+
+def test_running_extremes_propagate_nan():
+    x = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 2.0, 5.0, np.nan]])
+    for f in (np.maximum.accumulate, np.minimum.accumulate):
+        check(f, x)
+        check(lambda a, f=f: f(a, axis=1), x)

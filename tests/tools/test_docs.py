@@ -1,12 +1,13 @@
 """The docs site: it builds with warnings as errors, and every code example in it runs.
 
 Every fenced ``python`` block of every page under docs/ is executed, the blocks of a page
-in order in one namespace (like a notebook). A block importing a framework that is not
-installed (torch, tensorflow and their frontends) is skipped, so the cheap CI session runs
-the core and NumPy examples and ``nox -s docs`` runs them all. Code that is not meant to
-run goes in a ``text`` / ``sh`` block, or, for an illustrative fragment that should
-keep Python highlighting (``for x, y in dataset: ...``), a ``python notest`` block. Docstring examples of the core (shown in the API
-reference) run through doctest.
+in order in one namespace (like a notebook), each page in a fresh interpreter. A block
+importing a framework that is not installed (torch, tensorflow and their frontends) is
+skipped, and so is the rest of its page, so the cheap CI session runs the core and NumPy
+examples and ``nox -s docs`` runs them all. Code that is not meant to run goes in a
+``text`` / ``sh`` block or, for an illustrative fragment that should keep Python
+highlighting (``for x, y in dataset: ...``), a ``python notest`` block. Docstring examples
+of the core (shown in the API reference) run through doctest.
 """
 
 import doctest
@@ -50,13 +51,27 @@ def test_fence_parser_finds_python_blocks_only():
 # Runs one page's blocks in a fresh interpreter: pages do not share state, and a page may
 # need XLA flags set before jax starts (scaling examples simulate 8 CPU devices).
 _DRIVER = r"""
-import doctest, importlib.util, json, re, sys
-IMPORT = re.compile(r"^\s*(?:import|from)\s+([A-Za-z_][\w]*)", re.M)
+import ast, doctest, importlib.util, json, sys
 page, blocks = json.load(sys.stdin)
 namespace = {"__name__": "docs_example"}
 ran, skipped = 0, []
+
+def imported(code):
+    if code.lstrip().startswith(">>>"):
+        code = "\n".join(e.source for e in doctest.DocTestParser().get_examples(code))
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
 for line, code in blocks:
-    missing = sorted({n for n in IMPORT.findall(code) if importlib.util.find_spec(n) is None})
+    if skipped:  # later blocks may use what a skipped one defined
+        skipped.append(f"{page}:{line} follows a skipped block")
+        continue
+    missing = sorted(n for n in imported(code) if importlib.util.find_spec(n) is None)
     if missing:
         skipped.append(f"{page}:{line} needs {', '.join(missing)}")
         continue

@@ -3,13 +3,13 @@ CPU fallback; grad clipping and LR schedulers in a lazy training loop."""
 
 from __future__ import annotations
 
-import lazycore as lc
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 import lazy_torch
+import lazycore as lc
 
 MODULES = {
     "lstm": (lambda: nn.LSTM(4, 5, batch_first=True), lambda: torch.randn(2, 3, 4)),

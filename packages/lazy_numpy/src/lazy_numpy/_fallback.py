@@ -77,6 +77,8 @@ def run(name: str, func, args, kwargs, outs=()):
 def _to_lazy(value, back: dict):
     if id(value) in back:
         return back[id(value)]
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        value = np.asarray(value)  # 0-d results stay arrays, as the lazy paths return
     if isinstance(value, np.ndarray) and value.dtype.kind in "biufc" and \
             value.dtype != np.longdouble and value.dtype != np.clongdouble:
         return LazyArray(lc.asarray(value))

@@ -199,12 +199,26 @@ def accumulate(ufunc, inputs, kwargs):
         raise NotLazy(name)
     if x.ndim == 0:
         raise TypeError("cannot accumulate on a scalar")
-    if name in ("maximum", "minimum") and x.dtype.kind in "fc":
-        raise NotLazy(name)  # NaN propagation of the running max is not XLA's cummax
+    if name in ("maximum", "minimum") and x.dtype.kind == "c":
+        raise NotLazy(name)
     if name == "logaddexp" and x.dtype.kind not in "f":
         raise NotLazy(name)
+    if name in ("maximum", "minimum") and x.dtype.kind == "f" and dtype is None:
+        return _finish(name, [_nan_running_extreme(_ACCUMULATORS[name], x, axis)], out, True)
     r = _numeric.cumulative(_ACCUMULATORS[name], x, axis, dtype=dtype)
     return _finish(name, [r], out, True)
+
+
+def _nan_running_extreme(op_name, x, axis):
+    """NumPy's running max/min: once a NaN is seen, every later entry is NaN."""
+    ops = lc.ops
+    nan = ops.ne(x, x)
+    fill = -np.inf if op_name == "cummax" else np.inf
+    clean = ops.select(nan, _numeric.full(x.shape, fill, x.dtype), x)
+    r = _numeric.cumulative(op_name, clean, axis, dtype=x.dtype)
+    seen = _numeric.cumulative("cumsum", _numeric.cast(nan, np.int32), axis, dtype=np.int32)
+    seen = ops.gt(seen, _numeric.full(seen.shape, 0, seen.dtype))
+    return ops.select(seen, _numeric.full(x.shape, np.nan, x.dtype), r)
 
 
 def outer(ufunc, inputs, kwargs):

@@ -132,3 +132,42 @@ def set_(func, args, kwargs):
                                   "the same shape and dtype")
     dst._cell, dst._lc, dst._kind, dst._ver = src._cell, src._lc, src._kind, src._ver
     return dst
+
+
+# -- backward ops without a decomposition: the core's lazy VJP of the forward op ---------
+
+def _vjp(forward, grad_output, input_):
+    """d(forward(input) . grad_output)/d(input), differentiating the traced forward graph."""
+    x = read(input_)
+    with torch.no_grad():
+        out = forward(input_)
+    (gx,) = lc.grad([read(out)], [x], [read(grad_output)])
+    return wrap(gx if gx is not None else lc.numeric.zeros(x.shape, x.dtype))
+
+
+@special(aten._adaptive_avg_pool2d_backward.default)
+def adaptive_avg_pool2d_backward(func, args, kwargs):
+    grad, x = args
+    size = list(grad.shape[-2:])
+    return _vjp(lambda t: aten._adaptive_avg_pool2d.default(t, size), grad, x)
+
+
+def _zeros_input(like, size):
+    return wrap(lc.numeric.zeros(tuple(size), np_dtype(like.dtype)))
+
+
+@special(aten.upsample_bilinear2d_backward.default)
+def upsample_bilinear2d_backward(func, args, kwargs):
+    grad, output_size, input_size, align_corners, *scales = list(args) + [
+        kwargs.get("scales_h"), kwargs.get("scales_w")][len(args) - 4:]
+    x = _zeros_input(grad, input_size)  # linear in the input: any input point will do
+    return _vjp(lambda t: aten.upsample_bilinear2d.default(t, output_size, align_corners,
+                                                           *scales), grad, x)
+
+
+@special(aten.upsample_nearest2d_backward.default)
+def upsample_nearest2d_backward(func, args, kwargs):
+    grad, output_size, input_size, *scales = list(args) + [
+        kwargs.get("scales_h"), kwargs.get("scales_w")][len(args) - 3:]
+    x = _zeros_input(grad, input_size)
+    return _vjp(lambda t: aten.upsample_nearest2d.default(t, output_size, *scales), grad, x)
