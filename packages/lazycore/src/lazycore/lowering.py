@@ -58,7 +58,7 @@ def linearize(roots: list[Node]) -> Program:
     operand_positions = [tuple(map(lookup, map(id, n.operands))) for n in nodes]
     input_positions = [i for i, n in enumerate(nodes) if n.op in _INPUT_OPS]
     inputs = [nodes[i] for i in input_positions]
-    key_parts = tuple(zip([n.hash for n in nodes], operand_positions))
+    key_parts = tuple(zip([n.hash for n in nodes], operand_positions, strict=True))
     outputs = [position[id(r)] for r in roots]
     key = (key_parts, tuple(outputs))
     return Program(nodes, operand_positions, input_positions, outputs, key, inputs)
