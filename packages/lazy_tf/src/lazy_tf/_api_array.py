@@ -59,7 +59,7 @@ def _stack(values, axis=0, name="stack"):
 @api("unstack", "slice, reshape", tensors=("value",))
 def _unstack(value, num=None, axis=0, name="unstack"):  # noqa: A002 - TF's parameter name
     t = to_core(value)
-    (a,) = lc.numeric.normalize_axes(static_int(axis), t.ndim)
+    (a,) = lc.numeric.normalize_axes(static_int(axis), t.ndim, scalar_axes=())
     if num is not None and num != t.shape[a]:
         raise lc.ShapeError(f"num {num} does not match dimension {t.shape[a]}")
     parts = lc.numeric.split_sizes(t, [1] * t.shape[a], a)
@@ -69,7 +69,7 @@ def _unstack(value, num=None, axis=0, name="unstack"):  # noqa: A002 - TF's para
 @api("split", "slice", tensors=("value",))
 def _split(value, num_or_size_splits, axis=0, num=None, name="split"):  # noqa: A002
     t = to_core(value)
-    (a,) = lc.numeric.normalize_axes(static_int(axis), t.ndim)
+    (a,) = lc.numeric.normalize_axes(static_int(axis), t.ndim, scalar_axes=())
     spec = static(num_or_size_splits)
     if isinstance(spec, int):
         if spec <= 0 or t.shape[a] % spec:
@@ -180,7 +180,7 @@ def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, nam
     if static(batch_dims):
         raise NotImplementedError("gather with batch_dims runs eagerly")
     p, i = to_core(params), require(to_core(indices), INT, "gather indices")
-    (a,) = num.normalize_axes(0 if axis is None else static_int(axis), p.ndim)
+    (a,) = num.normalize_axes(0 if axis is None else static_int(axis), p.ndim, scalar_axes=())
     return num.take(p, i, a)
 
 

@@ -165,7 +165,7 @@ def _band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 
 
 def _norm_core(t, ord, axis, keepdims):
-    axes = num.normalize_axes(axis, t.ndim) if axis is not None else tuple(range(t.ndim))
+    axes = num.normalize_axes(axis, t.ndim, scalar_axes=()) if axis is not None else tuple(range(t.ndim))
     a = ops.abs(t) if lc.dtypes.is_complex(t.dtype) else t
     if ord in ("euclidean", "fro", 2, 2.0) and (len(axes) == 1 or ord != 2 or axis is None):
         s = num.sum(ops.mul(a, a), axes, keepdims=keepdims)
@@ -186,7 +186,7 @@ def _norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa
 @api("math.l2_normalize", "mul, reduce_sum, rsqrt, max", tensors=("x",))
 def _l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     t = require(to_core(x), FLOAT, "l2_normalize")
-    axes = num.normalize_axes(static(axis if dim is None else dim), t.ndim)
+    axes = num.normalize_axes(static(axis if dim is None else dim), t.ndim, scalar_axes=())
     sq = num.sum(ops.mul(t, t), axes, keepdims=True)
     inv = ops.rsqrt(ops.max(sq, num.full(sq.shape, float(epsilon), sq.dtype)))
     return ops.mul(t, num.broadcast_to(inv, t.shape))

@@ -280,7 +280,7 @@ def _sigmoid_xent(labels=None, logits=None, name=None):
 
 # -- reductions ----------------------------------------------------------------------
 def _axes(axis, ndim):
-    return num.normalize_axes(static(axis), ndim)
+    return num.normalize_axes(static(axis), ndim, scalar_axes=())
 
 
 def _reducer(name, core, check):
@@ -358,7 +358,7 @@ api("math.argmin", "argmin", tensors=("input",))(_arg("argmin"))
 def _cumulative(core, check):
     def impl(x, axis=0, exclusive=False, reverse=False, name=None):
         t = require(to_core(x), check, core)
-        (a,) = num.normalize_axes(static(axis), t.ndim)
+        (a,) = num.normalize_axes(static(axis), t.ndim, scalar_axes=())
         out = num.cumulative(core, t, a, reverse=bool(reverse), dtype=t.dtype)
         if not exclusive:
             return out

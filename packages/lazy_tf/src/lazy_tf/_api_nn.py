@@ -144,7 +144,7 @@ def _bias_add(value, bias, data_format=None, name=None):
 @api("nn.moments", "mean, var (composites)", tensors=("x",))
 def _moments(x, axes, shift=None, keepdims=False, name=None):
     t = require(to_core(x), FLOAT, "moments")
-    a = num.normalize_axes(static(axes), t.ndim)
+    a = num.normalize_axes(static(axes), t.ndim, scalar_axes=())
     m = num.mean(t, a, keepdims=True)
     v = num.mean(ops.mul(ops.sub(t, num.broadcast_to(m, t.shape)),
                          ops.sub(t, num.broadcast_to(m, t.shape))), a, keepdims=True)
