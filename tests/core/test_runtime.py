@@ -242,3 +242,25 @@ def test_core_imports_no_frontend():
                          re.M)
     offenders = [p.name for p in root.rglob("*.py") if pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_asarray_copies_host_memory():
+    host = np.ones(1000, np.float32)
+    x = lc.asarray(host)
+    host[:] = 5.0  # the user's later write is not seen by the lazy value
+    np.testing.assert_allclose(lc.to_numpy(x), 1.0)
+    y = lc.asarray(np.ones(1000, np.float32))
+    keep = np.ones(1000, np.float32)
+    z = lc.asarray(keep)
+    y.assign(ops.add(y, z))
+    del z
+    lc.sync()  # may donate z's buffer: never the user's array
+    lc.wait()
+    np.testing.assert_allclose(keep, 1.0)
+
+
+def test_changing_host_indices_do_not_recompile():
+    x = lc.asarray(np.arange(10.0))
+    for idx in ([1, 2], [3, 7], [9, 0]):
+        np.testing.assert_allclose(lc.to_numpy(nm.getitem(x, (np.array(idx),))), idx)
+    assert lc.metrics.counters()["compiles"] == 1

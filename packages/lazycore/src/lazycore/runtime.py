@@ -101,7 +101,9 @@ def asarray(value, dtype=None):
         if len(array.sharding.device_set) > 1:
             sharding.activate()  # a sharded array from outside: syncs must plan placement
     else:
-        host = np.asarray(value, dtype=None if dtype is None else canonical(dtype))
+        # always a private copy: on CPU, device_put may alias the NumPy buffer, and a lazy
+        # value must neither see later writes by the user nor (via donation) make them
+        host = np.array(value, dtype=None if dtype is None else canonical(dtype), copy=True)
         canonical(host.dtype)
         array = jax.device_put(host, default_device())
     return Tensor(data_node(array))

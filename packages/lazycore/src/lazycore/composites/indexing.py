@@ -15,20 +15,17 @@ import numpy as np
 from .. import ops
 from ..errors import IndexOutOfRange, ShapeError
 from ..tensor import Tensor
-from ..trace import constant
+from ..trace import scalar
 from .broadcasting import broadcast_shapes, broadcast_to, cast, full
 
-_BAKE_LIMIT = 4096  # index arrays up to this size are baked into the program
 
 
 def host_index(values) -> Tensor:
-    """A host integer array as an int64 index tensor (baked when small)."""
-    arr = np.asarray(values, dtype=np.int64)
-    if arr.size <= _BAKE_LIMIT:
-        return constant(arr)
+    """A host integer array as an int64 index tensor: device data, not a baked constant,
+    so a loop whose index values change step to step does not recompile."""
     from ..runtime import asarray
 
-    return asarray(arr)
+    return asarray(np.asarray(values, dtype=np.int64))
 
 
 def _wrap_negative(idx: Tensor, size: int) -> Tensor:
@@ -321,7 +318,7 @@ def setitem(x: Tensor, key, value: Tensor, mode: str = "set", nonzero=None) -> T
             raise ShapeError(f"could not broadcast input array from shape {value.shape} into "
                              f"shape {shape}", op="setitem") from None
         v = ops.reshape(v, new_sizes=sizes)
-        start_tensors = [constant(np.int64(s)) for s in starts]
+        start_tensors = [scalar(int(s), np.int64) for s in starts]  # no recompile per start
         return ops.dynamic_update_slice(x, v, *start_tensors)
     positions = ops.iota(dtype=np.int64, shape=(x.size,), dimension=0)
     positions = ops.reshape(positions, new_sizes=x.shape)
