@@ -19,7 +19,6 @@ from ..trace import scalar
 from .broadcasting import broadcast_shapes, broadcast_to, cast, full
 
 
-
 def host_index(values) -> Tensor:
     """A host integer array as an int64 index tensor: device data, not a baked constant,
     so a loop whose index values change step to step does not recompile."""
