@@ -264,3 +264,10 @@ def test_changing_host_indices_do_not_recompile():
     for idx in ([1, 2], [3, 7], [9, 0]):
         np.testing.assert_allclose(lc.to_numpy(nm.getitem(x, (np.array(idx),))), idx)
     assert lc.metrics.counters()["compiles"] == 1
+
+
+def test_sync_of_the_same_handle_twice():
+    x = ops.exp(lc.asarray(np.zeros(3)))
+    a, b = lc.to_numpy_many([x, x])
+    np.testing.assert_allclose(a, 1.0)
+    np.testing.assert_allclose(b, 1.0)

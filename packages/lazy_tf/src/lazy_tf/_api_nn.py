@@ -81,13 +81,20 @@ def _softsign(features, name=None):
 @unary("nn.log_softmax", lowers_to="log_softmax (composite)")
 def _log_softmax(logits, axis=None, name=None):
     t = require(to_core(logits), FLOAT, "log_softmax")
+    _has_rank(t, "log_softmax")
     return num.log_softmax(t, _axis(axis))
 
 
 @api("nn.softmax", "softmax (composite)", tensors=("logits",))
 def _softmax(logits, axis=None, name=None):
     t = require(to_core(logits), FLOAT, "softmax")
+    _has_rank(t, "softmax")
     return num.softmax(t, _axis(axis))
+
+
+def _has_rank(t, what):
+    if t.ndim == 0:  # TF: logits must have at least one dimension
+        raise lc.ShapeError(f"{what}: logits must have >= 1 dimension, got shape []")
 
 
 @api("nn.sparse_softmax_cross_entropy_with_logits", "cross_entropy (composite)",

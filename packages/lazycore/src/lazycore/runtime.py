@@ -179,8 +179,9 @@ def _run(targets, full: bool, cause: str):
     metrics.add_time("execute", time.perf_counter() - start)
     metrics.inc("executions")
     results = {id(r): data_node(o) for r, o in zip(roots, outputs, strict=True)}
-    for t in targets:
-        t.node = results[id(t.node)]
+    new_nodes = [results[id(t.node)] for t in targets]  # a handle may be listed twice
+    for t, node in zip(targets, new_nodes, strict=True):
+        t.node = node
     return outputs
 
 
