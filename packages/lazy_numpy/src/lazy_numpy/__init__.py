@@ -89,6 +89,18 @@ _lc.register_internal_path(_os.path.dirname(_os.path.abspath(__file__)))
 
 from . import random  # noqa: E402  (needs the dispatch wiring above)
 
+
+@_numpy_errors
+def mark_sharding(a: LazyArray, mesh: _lc.Mesh, spec) -> LazyArray:
+    """Split ``a`` over a ``lazycore.Mesh``: one spec entry per dimension, a mesh axis
+    name or index, a tuple of them, or None. In place; returns ``a``. See
+    ``lazycore.mark_sharding`` and docs/scaling.md."""
+    if not isinstance(a, LazyArray):
+        raise TypeError(f"mark_sharding expects a LazyArray, got {type(a).__name__}")
+    _lc.mark_sharding(a._t, mesh, spec)
+    return a
+
+
 FUNCTIONS = _registry.FUNCTIONS
 __all__ = [
     "FUNCTIONS", "LazyArray", "arange", "array", "asanyarray", "asarray", "empty",
@@ -96,5 +108,6 @@ __all__ = [
     "indices", "linspace", "logspace", "metrics", "ndarray", "newaxis", "ones", "ones_like",
     "random", "sync", "tri", "zeros", "zeros_like",
 ]
+__all__ += ["mark_sharding"]
 
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

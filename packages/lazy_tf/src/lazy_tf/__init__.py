@@ -85,8 +85,22 @@ def fallback_counts() -> dict[str, int]:
             if k.startswith("fallback::")}
 
 
+def mark_sharding(tensor: LazyTensor, mesh: _lc.Mesh, spec) -> LazyTensor:
+    """Split a lazy tensor or ``ltf.Variable`` over a ``lazycore.Mesh``: one spec entry
+    per dimension, a mesh axis name or index, a tuple of them, or None. In place (a
+    variable stays split across ``assign``s); returns it. A bad spec raises ValueError.
+    See ``lazycore.mark_sharding`` and docs/scaling.md."""
+    from ._tensor import handle
+
+    if not isinstance(tensor, LazyTensor):
+        raise TypeError(f"mark_sharding expects a lazy tensor, got {type(tensor).__name__}")
+    _lc.mark_sharding(handle(tensor), mesh, spec)
+    return tensor
+
+
 __all__ = ["API", "GradientTape", "LazyTensor", "Tensor", "Variable", "constant",
            "convert_to_tensor", "fallback_counts", "is_lazy", "metrics", "optimizers",
            "random", "sync"]
+__all__ += ["mark_sharding"]
 
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

@@ -57,9 +57,25 @@ def core(t: LazyTensor) -> _lc.Tensor:
     return read(t)
 
 
+def mark_sharding(t: LazyTensor, mesh: _lc.Mesh, spec) -> LazyTensor:
+    """Split ``t`` over a ``lazycore.Mesh`` (PyTorch/XLA's ``xs.mark_sharding``): one spec
+    entry per dimension, a mesh axis name or index, a tuple of them, or None. In place;
+    returns ``t``. See ``lazycore.mark_sharding`` and docs/scaling.md."""
+    from ._errors import translate
+
+    if not isinstance(t, LazyTensor):
+        raise TypeError(f"mark_sharding expects a tensor on the lazy device, got {type(t)}")
+    try:
+        _lc.mark_sharding(core(t), mesh, spec)
+    except _lc.LazyError as e:
+        raise translate(e) from None
+    return t
+
+
 from . import debug  # noqa: E402
 
 __all__ = ["LOWERINGS", "LazyTensor", "core", "debug", "device", "manual_seed", "mark_step",
            "metrics", "sync"]
+__all__ += ["mark_sharding"]
 
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

@@ -213,6 +213,10 @@ def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t_ in enumerate(tensors):
+        if t_.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
     # legacy: 1-D empty tensors are skipped
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
     dtype = compute_dtype(tensors)
