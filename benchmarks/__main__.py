@@ -160,23 +160,21 @@ def main(argv=None) -> int:
 
 
 def _merge(path: str, doc: dict) -> dict:
-    """Rows of the previous run at ``path`` that this run did not measure are kept (in
-    their order); ``merged_from`` records the earlier run's machine block."""
+    """Re-measured rows replace their namesakes in the run at ``path`` (kept in place);
+    the earlier run's machine block stays the document's, and ``remeasured`` records
+    which rows came from this later run and on what machine state."""
     with open(path) as f:
         old = json.load(f)
-    fresh = {(r["bench"], r["case"], r["impl"]) for r in doc["results"]}
-    kept = [r for r in old.get("results", []) if (r["bench"], r["case"], r["impl"]) not in fresh]
     by_key = {(r["bench"], r["case"], r["impl"]): r for r in doc["results"]}
+    fresh = [f"{b} {c} {i}" for b, c, i in by_key]
     merged = []
     for r in old.get("results", []):
-        key = (r["bench"], r["case"], r["impl"])
-        merged.append(by_key.pop(key, r))
+        merged.append(by_key.pop((r["bench"], r["case"], r["impl"]), r))
     merged += list(by_key.values())
-    doc["merged_from"] = old.get("merged_from", []) + [{
-        "machine": old.get("machine"), "rows_kept": len(kept)}]
-    doc["benchmarks"] = {**old.get("benchmarks", {}), **doc["benchmarks"]}
-    doc["results"] = merged
-    return doc
+    return {**old, "results": merged,
+            "benchmarks": {**old.get("benchmarks", {}), **doc["benchmarks"]},
+            "remeasured": old.get("remeasured", []) + [{"machine": doc["machine"],
+                                                         "rows": fresh}]}
 
 
 def _finite(value):

@@ -237,11 +237,12 @@ def render(doc: dict) -> str:
              f"load average {m.get('load_average_start')} at start, "
              f"{m.get('load_average_end')} at end; "
              f"git {m.get('git', {}).get('commit')}{' (dirty)' if m.get('git', {}).get('dirty') else ''}"
+             f"{'; every framework pinned to ' + m['env']['LAZYTENSOR_BENCH_THREADS'] + ' intra-op thread(s) (--threads)' if m.get('env', {}).get('LAZYTENSOR_BENCH_THREADS') else ''}"
              f"{'; QUICK run (tiny sizes: proves the suite runs, times mean nothing)' if doc.get('quick') else ''}.",
-             *([""] + [f"Some rows were re-measured in a later run ({m.get('date_utc')} UTC) and "
-                       f"merged into an earlier one (started "
-                       f"{(doc['merged_from'][0].get('machine') or {}).get('date_utc')} UTC)."]
-               if doc.get("merged_from") else []),
+             *[line for again in doc.get("remeasured", []) for line in (
+                 "", f"Re-measured in a later run ({again['machine'].get('date_utc')} UTC, load "
+                     f"average {again['machine'].get('load_average_start')}) and merged in: "
+                     + ", ".join(again["rows"]) + ".")],
              "", "Versions: " + ", ".join(f"{k} {v}" for k, v in m.get("packages", {}).items()),
              "", "Medians; times are per step / per evaluation and end in a host-visible result.",
              ""]

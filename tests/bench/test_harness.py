@@ -102,5 +102,6 @@ def test_merge_replaces_remeasured_rows_and_keeps_the_rest(tmp_path):
     doc = runner._merge(str(path), new)
     assert [(x["impl"], x["median_s"]) for x in doc["results"]] == [("lazy_tf", 0.5),
                                                                      ("eager_tf", 1.0)]
-    assert doc["merged_from"][0]["machine"]["date_utc"] == "earlier"
-    assert "re-measured" in _report.render(doc)
+    assert doc["machine"]["date_utc"] == "earlier"
+    assert doc["remeasured"][0]["machine"]["date_utc"] == "later"
+    assert "Re-measured in a later run (later UTC" in _report.render(doc)

@@ -143,12 +143,14 @@ def test_numpy_program_with_a_sharded_array():
 
 # -- lazy_tf --------------------------------------------------------------------------
 
-def train_tf(mesh=None):
+def train_tf(mesh=None, param_specs=()):
     tf = pytest.importorskip("tensorflow")
     ltf = pytest.importorskip("lazy_tf")
     rng = np.random.default_rng(0)
     ws = [ltf.Variable(rng.normal(size=s).astype(np.float32) * 0.3)
           for s in [(16, 32), (32,), (32, 4), (4,)]]
+    for w, spec in zip(ws, param_specs, strict=False):  # the leading variables only
+        ltf.mark_sharding(w, mesh, spec)
     lc.metrics.reset()
     losses = []
     for _ in range(STEPS):
@@ -176,3 +178,16 @@ def test_tf_mlp_with_a_sharded_batch():
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
     assert losses[-1] < losses[0]
     assert compiles == ref_compiles
+    # and with the hidden layer split over a "model" axis (variables stay split)
+    mesh = lc.Mesh((4, 2), ("data", "model"))
+    losses, compiles = train_tf(mesh, [(None, "model"), ("model",), ("model", None)])
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    assert compiles == ref_compiles
+
+
+def test_tf_bad_spec_raises_value_error():
+    ltf = pytest.importorskip("lazy_tf")
+    with pytest.raises(ValueError):
+        ltf.mark_sharding(ltf.convert_to_tensor(np.ones(6)), lc.Mesh((8,), ("data",)), ("data",))
+    with pytest.raises(TypeError):
+        ltf.mark_sharding(np.ones(8), lc.Mesh((8,), ("data",)), ("data",))
