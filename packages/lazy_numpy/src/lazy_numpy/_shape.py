@@ -309,7 +309,10 @@ def append(arr, values, axis=None):
 
 @implements(np.flip)
 def flip(m, axis=None):
-    return LazyArray(num.flip(tensor(m), axis))
+    t = tensor(m)
+    if axis is not None:  # a 0-d array has no axis to flip (AxisError, as NumPy)
+        num.normalize_axes(axis, t.ndim, scalar_axes=())
+    return LazyArray(num.flip(t, axis))
 
 
 @implements(np.fliplr)

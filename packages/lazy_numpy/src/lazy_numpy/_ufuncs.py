@@ -74,6 +74,11 @@ def call(ufunc, inputs, kwargs):
     if dtype is not None:
         dtype = np.dtype(dtype)
     tensors, loop = _operands(ufunc, inputs, dtype, casting)
+    if out is not None:  # NumPy checks output casting before broadcasting the inputs
+        for o, d in zip(out if isinstance(out, tuple) else (out,), loop[ufunc.nin:],
+                        strict=False):
+            if o is not None and not np.can_cast(d, o.dtype, "same_kind"):
+                raise _casting_error(ufunc, d, o.dtype)
     if name not in GUFUNCS:
         tensors = _numeric.broadcast_arrays(*tensors) if len(tensors) > 1 else tensors
     results = _run_kernel(name, kernel, tensors, loop[ufunc.nin:])
@@ -81,6 +86,15 @@ def call(ufunc, inputs, kwargs):
         results = (results,)
     results = [_numeric.cast(r, d) for r, d in zip(results, loop[ufunc.nin:], strict=True)]
     return _finish(name, results, out, where)
+
+
+def _casting_error(ufunc, from_dtype, to_dtype) -> TypeError:
+    """NumPy's own UFuncTypeError subclass where available (it is private)."""
+    cls = getattr(getattr(np._core, "_exceptions", None), "_UFuncOutputCastingError", None)
+    if cls is not None:
+        return cls(ufunc, "same_kind", np.dtype(from_dtype), np.dtype(to_dtype), 0)
+    return TypeError(f"Cannot cast ufunc '{ufunc.__name__}' output from {from_dtype!r} to "
+                     f"{to_dtype!r} with casting rule 'same_kind'")
 
 
 def _run_kernel(name, kernel, tensors, out_dtypes):
