@@ -37,6 +37,13 @@ def test_setitem_matches_numpy(key):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("value", [2.0, -2.0])
+def test_zero_d_mask_indexing(value):
+    x = np.float64(value)
+    got = nm.getitem(lc.asarray(x), nm.elementwise("gt", lc.asarray(x), 0.0))
+    np.testing.assert_array_equal(lc.to_numpy(got), np.asarray(x)[np.asarray(x) > 0])
+
+
 def test_setitem_broadcasts_scalar_and_accumulates():
     want = X.copy()
     want[:, 1] = 7

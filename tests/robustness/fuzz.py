@@ -136,10 +136,14 @@ def run_program(fe: Frontend, program) -> None:
             if exc_e is None:
                 margin = float(np.abs(fe.to_numpy(fe.reduce_for_if.margin(eager[src]))))
                 if margin < 1e-3:  # too close to call in float32: skip the step
+                    eager.append(eager[src])  # keep pool indices aligned
+                    lazy.append(lazy[src])
                     continue
             cond_l, exc_l = _attempt(lambda v: fe.truth(fe.reduce_for_if(v)), lazy[src])
             _same_error(exc_e, exc_l, fe, step)
             if exc_e is not None:
+                eager.append(eager[src])
+                lazy.append(lazy[src])
                 continue
             assert cond_e == cond_l, f"{fe.name} {step}: branch differs"
             fn = on_true if cond_e else on_false

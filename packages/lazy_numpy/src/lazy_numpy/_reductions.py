@@ -143,14 +143,21 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     return store(num.argmin(tensor(a), axis, keepdims), out)
 
 
+def _at_least_1d(t):
+    # NumPy: a cumulative op over a 0-d array gives a 1-element array (any axis 0/-1)
+    return num.reshape(t, (1,)) if t.ndim == 0 else t
+
+
 @implements(np.cumsum)
 def cumsum(a, axis=None, dtype=None, out=None):
-    return store(num.cumulative("cumsum", tensor(a), axis, dtype=normalize_dtype(dtype)), out)
+    t = _at_least_1d(tensor(a))
+    return store(num.cumulative("cumsum", t, axis, dtype=normalize_dtype(dtype)), out)
 
 
 @implements(np.cumprod)
 def cumprod(a, axis=None, dtype=None, out=None):
-    return store(num.cumulative("cumprod", tensor(a), axis, dtype=normalize_dtype(dtype)), out)
+    t = _at_least_1d(tensor(a))
+    return store(num.cumulative("cumprod", t, axis, dtype=normalize_dtype(dtype)), out)
 
 
 def _cumulative(op, x, axis, dtype, include_initial, identity):

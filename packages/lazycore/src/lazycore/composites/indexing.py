@@ -134,6 +134,14 @@ def _expand_key(key, ndim: int, nonzero) -> list:
             out.extend([slice(None)] * (ndim - consumed))
         elif isinstance(k, bool | np.bool_):
             out.append(("scalar_bool", bool(k)))
+        elif isinstance(k, Tensor | np.ndarray) and k.dtype == np.bool_ and k.ndim == 0:
+            # a 0-d mask acts like True/False: a new axis of length 1 or 0 (syncs if lazy)
+            if isinstance(k, np.ndarray):
+                out.append(("scalar_bool", bool(k)))
+            else:
+                from .dynamic import count_true
+
+                out.append(("scalar_bool", count_true(k) > 0))
         elif isinstance(k, Tensor | np.ndarray) and k.dtype == np.bool_:
             out.extend(("adv", t) for t in nonzero(k))
         elif isinstance(k, Tensor | np.ndarray):
