@@ -96,7 +96,9 @@ RECORDS = [
     _u("round_half_away", lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5)),
     _u("is_finite", np.isfinite, ref_dtype=BOOL_OUT),
     _u("real", np.real), _u("imag", np.imag), _u("conj", np.conj),
-    _u("stop_gradient", lambda x: x, NUM), _u("not", np.invert, I + U + B), _u("population_count", lambda x: np.bitwise_count(x)
+    _u("stop_gradient", lambda x: x, NUM),
+    OpRecord("integer_pow", 1, NUM, lambda x: x ** 3, {"y": 3}, rtol=1e-5),
+    OpRecord("integer_pow", 1, F, lambda x: x ** -2, {"y": -2}, domain="positive", rtol=1e-5), _u("not", np.invert, I + U + B), _u("population_count", lambda x: np.bitwise_count(x)
                                         .astype(x.dtype), U),
     _b("add", np.add, NUM + B), _b("sub", np.subtract), _b("mul", np.multiply, NUM + B),
     _b("div", _c_div, F), _b("div", _c_div, I, domain="positive"),

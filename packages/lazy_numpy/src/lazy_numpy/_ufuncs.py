@@ -73,6 +73,9 @@ def call(ufunc, inputs, kwargs):
         raise NotLazy(name)  # axes=, axis=, keepdims= of gufuncs
     if dtype is not None:
         dtype = np.dtype(dtype)
+    fast = _static_power(name, inputs, out, where, dtype, casting, ufunc)
+    if fast is not None:
+        return fast
     tensors, loop = _operands(ufunc, inputs, dtype, casting)
     if out is not None:  # NumPy checks output casting before broadcasting the inputs
         for o, d in zip(out if isinstance(out, tuple) else (out,), loop[ufunc.nin:],
@@ -86,6 +89,21 @@ def call(ufunc, inputs, kwargs):
         results = (results,)
     results = [_numeric.cast(r, d) for r, d in zip(results, loop[ufunc.nin:], strict=True)]
     return _finish(name, results, out, where)
+
+
+def _static_power(name, inputs, out, where, dtype, casting, ufunc):
+    """``x ** n`` with a Python int ``n``: XLA's integer_pow (repeated squaring), as
+    numexpr and jax.numpy do, instead of a general pow with the exponent as a parameter."""
+    if name != "power" or out is not None or where is not True or len(inputs) != 2:
+        return None
+    n = inputs[1]
+    if type(n) is not int or abs(n) > 64:
+        return None
+    tensors, loop = _operands(ufunc, (inputs[0], n), dtype, casting)
+    x, out_dtype = tensors[0], loop[ufunc.nin]
+    if np.dtype(out_dtype).kind in "iu" and n < 0:
+        return None  # NumPy raises: let the general path do it
+    return LazyArray(lc.ops.integer_pow(_numeric.cast(x, out_dtype), y=n))
 
 
 def _casting_error(ufunc, from_dtype, to_dtype) -> TypeError:

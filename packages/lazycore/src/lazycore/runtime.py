@@ -144,6 +144,8 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
                 raise
             failures = _run_each(targets, cause)
             raise failures[0] from None
+        if not full and not pending_tensors():
+            _reset_trace_limit()  # nothing left pending: the trace starts afresh
         if wait:
             jax.block_until_ready(outputs)
 

@@ -287,6 +287,9 @@ def pow_(x, y):
     dt = compute_dtype([x, y], BOOL_TO_LONG)
     if D.is_integer(dt) and isinstance(y, lc.Tensor) is False and y < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if (isinstance(x, lc.Tensor) and type(y) is int and abs(y) <= 64
+            and not D.is_bool(dt)):  # static exponent: fused repeated squaring
+        return ops.integer_pow(num.cast(x, dt), y=y)
     return ops.pow(*num.promote([x, y], dtype=dt))
 
 

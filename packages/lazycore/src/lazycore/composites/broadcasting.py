@@ -55,6 +55,8 @@ def _broadcast(shapes) -> tuple[int, ...]:
 
 
 def broadcast_to(x: Tensor, shape) -> Tensor:
+    if x.node.aval.shape == shape:
+        return x
     shape = tuple(int(s) for s in shape)
     if x.shape == shape:
         return x
@@ -65,6 +67,8 @@ def broadcast_to(x: Tensor, shape) -> Tensor:
 
 
 def cast(x: Tensor, dtype) -> Tensor:
+    if x.node.aval.dtype is dtype:
+        return x
     dtype = canonical(dtype)
     return x if x.dtype == dtype else ops.convert(x, dtype=dtype)
 
@@ -83,6 +87,10 @@ def _weak_type(v):
 
 def promote(args, policy: str = "numpy", dtype=None) -> list[Tensor]:
     """Tensors and Python scalars -> Tensors of one dtype and one shape."""
+    if dtype is None and args and all(type(a) is Tensor for a in args):
+        first = args[0].node.aval
+        if all(a.node.aval == first for a in args[1:]):
+            return list(args)  # hot path: nothing to promote or broadcast
     keys = []
     for a in args:
         if isinstance(a, Tensor):

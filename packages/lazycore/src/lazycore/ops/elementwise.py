@@ -76,6 +76,19 @@ clz = _unary("clz", "integer", lax.clz)
 # identity whose derivative is zero: cuts autodiff (tf.stop_gradient, tensor.detach)
 stop_gradient = _unary("stop_gradient", "any", lax.stop_gradient)
 
+
+
+def _integer_pow_rule(x: Aval, *, y: int) -> Aval:
+    check_dtype("integer_pow", "numeric", x)
+    if y < 0 and not (is_floating(x.dtype) or is_complex(x.dtype)):
+        raise DTypeError(f"integers to negative integer powers are not allowed (y={y})")
+    return x
+
+
+# x ** n for a static Python int n: repeated squaring, fused; no exponent parameter
+integer_pow = defop("integer_pow", FAMILY, _integer_pow_rule,
+                    lambda x, *, y: lax.integer_pow(x, y))
+
 # -- binary -----------------------------------------------------------------------------
 
 
