@@ -1,6 +1,6 @@
 """nox sessions for the lazytensor monorepo.
 
-Bare `nox` runs the five test sessions and lint. Every install is pinned with
+Bare `nox` runs every tests_* session and lint. Every install is pinned with
 `-c constraints.txt` so a fresh virtualenv never resolves an unpinned (e.g. CUDA) torch.
 Arguments after `--` are passed to pytest: `nox -s tests_core -- -k foo`.
 """
