@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 # CI runs a few hundred programs per frontend; ``nox -s fuzz`` sets FUZZ_EXAMPLES higher.
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "120"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "200"))
 FUZZ_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                          suppress_health_check=list(HealthCheck), database=None)
 
