@@ -100,6 +100,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if where is not True:
         raise NotLazy("mean(where=)")
     x = tensor(a)
+    _check_moment_axis(x, axis)
     acc = _mean_dtype(x, dtype)
     r = num.mean(x, axis, keepdims, dtype=acc)
     result = dtype or (np.float16 if x.dtype == np.float16 else acc)
@@ -118,6 +119,13 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     return _moment(num.std, a, axis, dtype, out, ddof, keepdims, where, mean, correction)
 
 
+def _check_moment_axis(x, axis):
+    """mean/var/std count items per axis: unlike ufunc reductions, NumPy accepts no axis
+    at all (not even 0) for a 0-d array."""
+    if axis is not None:
+        num.normalize_axes(axis, x.ndim, scalar_axes=())
+
+
 def _moment(fn, a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
     if where is not True or mean_ is not None:
         raise NotLazy("var/std(where=, mean=)")
@@ -126,6 +134,7 @@ def _moment(fn, a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction
     x = tensor(a)
+    _check_moment_axis(x, axis)
     acc = _mean_dtype(x, dtype)
     r = fn(x, axis, keepdims, correction=ddof, dtype=acc)
     if x.dtype == np.float16 and dtype is None:
