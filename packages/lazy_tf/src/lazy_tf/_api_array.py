@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import lazycore as lc
@@ -322,7 +324,7 @@ def _scatter_nd(mode):
         i = require(to_core(indices), INT, "scatter indices")
         k = i.shape[-1]
         batch = i.shape[:-1]
-        flat_i = ops.reshape(i, new_sizes=(int(np.prod(batch, dtype=np.int64)), k))
+        flat_i = ops.reshape(i, new_sizes=(math.prod(batch), k))
         window = t.shape[k:]
         if u.shape != batch + window:
             raise lc.ShapeError(f"updates shape {u.shape} must be {batch + window}")

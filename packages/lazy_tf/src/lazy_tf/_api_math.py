@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import lazycore as lc
@@ -303,7 +305,7 @@ def _reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     t = require(to_core(input_tensor), NUMERIC, "reduce_mean")
     axes = _axes(axis, t.ndim)
     total = num.reduce("reduce_sum", t, axes, bool(keepdims), dtype=t.dtype)
-    n = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
+    n = math.prod([t.shape[a] for a in axes])
     return ops.div(total, _full(total, n))  # integers: truncating, as TF
 
 

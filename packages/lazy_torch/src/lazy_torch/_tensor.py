@@ -17,7 +17,8 @@ handle (the runtime tracks live handles).
 
 from __future__ import annotations
 
-import numpy as np
+import math
+
 import torch
 
 import lazycore as lc
@@ -120,7 +121,7 @@ def _attach(t, cell: Cell, value, size, stride, offset) -> None:
     contiguous = offset == 0 and stride == contiguous_strides(size)
     if contiguous and size == base_shape:
         t._kind, t._lc = FULL, cell.value
-    elif contiguous and int(np.prod(size)) == int(np.prod(base_shape)):
+    elif contiguous and math.prod(size) == math.prod(base_shape):
         t._kind, t._lc = RESHAPE, value
     else:
         t._kind, t._lc = GENERAL, value

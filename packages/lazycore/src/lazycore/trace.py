@@ -67,11 +67,6 @@ def call(op, *operands, **attrs):
     return out
 
 
-def apply(op, operands, attrs: dict):
-    """Trace ``op`` with explicit operand and attribute containers."""
-    return call(op, *operands, **attrs)
-
-
 def _cut_trace() -> None:
     """A trace that grows without a barrier is cut, so memory stays bounded."""
     from . import runtime
@@ -88,6 +83,38 @@ def scalar(value, dtype, *, bake: bool | None = None) -> Tensor:
         bake = settings.bake_scalars or _is_baked(value)
     op = "const" if bake else "param"
     return Tensor(Node(op, (), (), Aval((), dtype), arr))
+
+
+_FILL_AVALS: dict = {}
+
+
+def filled(value, dtype, shape: tuple) -> Tensor:
+    """A Python scalar broadcast to ``shape``: the leaf of ``scalar`` plus one
+    ``broadcast_in_dim`` node, built directly. Every ``x * 0.5`` in every frontend
+    takes this path, so it skips the generic rule call and the intermediate handle
+    (the nodes and hashes are exactly what ``ops.broadcast_in_dim(scalar(...))`` makes)."""
+    key = (dtype, shape)
+    avals = _FILL_AVALS.get(key)
+    if avals is None:
+        dt = canonical(dtype)
+        shape = tuple(int(s) for s in shape)
+        avals = _FILL_AVALS[key] = (Aval((), dt), Aval(shape, dt),
+                                    (("broadcast_dimensions", ()), ("shape", shape)))
+        if len(_FILL_AVALS) > 4096:
+            _FILL_AVALS.clear()
+    leaf_aval, aval, attrs = avals
+    start = perf_counter()
+    arr = np.asarray(value, dtype=leaf_aval.dtype)
+    bake = settings.bake_scalars or _is_baked(value)
+    leaf = Node("const" if bake else "param", (), (), leaf_aval, arr)
+    if not aval.shape:
+        return Tensor(leaf)
+    out = Tensor(Node("broadcast_in_dim", (leaf,), attrs, aval))
+    trace_time[0] += 1
+    trace_time[1] += perf_counter() - start
+    if trace_time[0] >= pending_limit[0]:
+        _cut_trace()
+    return out
 
 
 def constant(value, dtype=None) -> Tensor:

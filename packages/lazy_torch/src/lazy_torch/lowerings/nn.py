@@ -6,6 +6,8 @@ the forward lowering (``lc.grad``), so they stay exact and fuse with the step.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import lazycore as lc
@@ -223,8 +225,8 @@ def max_pool_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil
 def max_pool_backward(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
     nd = len(x.shape) - (2 if x.ndim in (4, 5) else 1)
     lead = x.shape[:x.ndim - nd]
-    spatial = int(np.prod(x.shape[x.ndim - nd:]))
-    rows = int(np.prod(lead))
+    spatial = math.prod(x.shape[x.ndim - nd:])
+    rows = math.prod(lead)
     g = ops.reshape(grad, new_sizes=(rows, grad.size // max(rows, 1)))
     idx = ops.reshape(indices, new_sizes=(rows, indices.size // max(rows, 1)))
     row = ops.iota(dtype=D.int64, shape=idx.shape, dimension=0)

@@ -15,7 +15,7 @@ from .. import ops
 from ..dtypes import canonical, result_type
 from ..errors import ShapeError
 from ..tensor import Tensor
-from ..trace import scalar
+from ..trace import filled
 
 PY_SCALARS = (bool, int, float, complex)
 
@@ -99,9 +99,9 @@ def promote(args, policy: str = "numpy", dtype=None) -> list[Tensor]:
             weak = _weak_type(a)
             keys.append(weak if weak is not None else np.asarray(a).dtype)
     target = canonical(dtype) if dtype is not None else _result_type(tuple(keys), policy)
-    tensors = [cast(a, target) if isinstance(a, Tensor) else scalar(a, target) for a in args]
-    shape = broadcast_shapes(*[t.shape for t in tensors])
-    return [broadcast_to(t, shape) for t in tensors]
+    shape = broadcast_shapes(*[a.shape for a in args if isinstance(a, Tensor)])
+    return [broadcast_to(cast(a, target), shape) if isinstance(a, Tensor)
+            else filled(a, target, shape) for a in args]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -116,8 +116,9 @@ def elementwise(op_name: str, *args, policy: str = "numpy", dtype=None) -> Tenso
 
 def full(shape, value, dtype) -> Tensor:
     """``value`` broadcast to ``shape`` (a parameter unless 0/+-1)."""
-    value_tensor = value if isinstance(value, Tensor) else scalar(value, dtype)
-    return broadcast_to(cast(value_tensor, dtype), tuple(shape))
+    if isinstance(value, Tensor):
+        return broadcast_to(cast(value, dtype), tuple(shape))
+    return filled(value, dtype, tuple(shape))
 
 
 def where(cond: Tensor, x, y, policy: str = "numpy") -> Tensor:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import ops
@@ -17,7 +19,7 @@ def reshape(x: Tensor, shape) -> Tensor:
     if shape.count(-1) > 1:
         raise ShapeError("can only specify one unknown dimension", op="reshape")
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        known = math.prod([int(s) for s in shape if s != -1])
         if known == 0 or x.size % known:
             raise ShapeError(f"cannot reshape array of size {x.size} into shape {shape}",
                              op="reshape")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -88,7 +89,7 @@ def all(x, axis=None, keepdims=False):  # noqa: A001
 
 
 def count(x: Tensor, axes) -> int:
-    return int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    return math.prod([x.shape[a] for a in axes])
 
 
 def mean(x, axis=None, keepdims=False, dtype=None, float_dtype=np.float64):

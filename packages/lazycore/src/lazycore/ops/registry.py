@@ -1,7 +1,7 @@
 """The op registry: each primitive declared once with its shape rule and lowering.
 
 ``defop`` registers an ``OpDef``; calling an ``OpDef`` traces it (see
-``lazycore.trace.apply``). A duplicate name raises, so an op lives in one place.
+``lazycore.trace.call``). A duplicate name raises, so an op lives in one place.
 """
 
 from __future__ import annotations

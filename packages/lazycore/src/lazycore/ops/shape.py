@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
+import math
+
 from jax import lax
 
 from ..dtypes import canonical
@@ -34,7 +35,7 @@ broadcast_in_dim = defop("broadcast_in_dim", FAMILY, _broadcast_rule,
 
 
 def _reshape_rule(x: Aval, *, new_sizes) -> Aval:
-    if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if any(d < 0 for d in new_sizes) or math.prod(new_sizes) != x.size:
         raise ShapeError(f"cannot reshape {x} ({x.size} elements) to {tuple(new_sizes)}")
     return Aval(tuple(new_sizes), x.dtype)
 
@@ -132,7 +133,7 @@ iota = defop("iota", FAMILY, _iota_rule,
              lax.broadcasted_iota(canonical(dtype), shape, dimension))
 
 
-def _tuple_get_rule(x, *, index):  # multi-output projection; built by trace.apply
+def _tuple_get_rule(x, *, index):  # multi-output projection; built by trace.call
     return x[index]
 
 
