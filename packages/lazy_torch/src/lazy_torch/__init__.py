@@ -18,6 +18,7 @@ import lazycore as _lc
 from . import (
     _device,
     _dispatch,  # noqa: F401 - binds LazyTensor's dispatcher
+    _fastpath,
 )
 from ._tensor import LazyTensor
 from .lowerings import LOWERINGS
@@ -28,6 +29,7 @@ metrics = _lc.metrics
 _lc.register_internal_path(os.path.dirname(os.path.abspath(__file__)))
 _lc.register_internal_path(os.path.dirname(os.path.abspath(_torch.__file__)))
 _DEVICE = _device.setup()
+_fastpath.install()
 
 
 def device(index: int = 0) -> _torch.device:

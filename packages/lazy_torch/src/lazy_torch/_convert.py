@@ -43,10 +43,14 @@ def cpu_to_numpy(t: torch.Tensor) -> np.ndarray:
     return t.numpy()
 
 
-def numpy_to_cpu(a) -> torch.Tensor:
+def numpy_to_cpu(a, *, owned: bool = False) -> torch.Tensor:
+    """A CPU tensor with ``a``'s value; ``owned``: ``a`` is a fresh copy nobody else
+    holds (``lc.to_numpy``'s result), so it is wrapped without a second copy."""
     a = np.asarray(a)
     if a.dtype == lc.dtypes.bfloat16:
         return torch.from_numpy(a.copy(order="C").view(np.int16)).view(torch.bfloat16)
+    if owned and a.flags.writeable and a.flags.c_contiguous:
+        return torch.from_numpy(a)
     return torch.from_numpy(np.array(a, copy=True))
 
 

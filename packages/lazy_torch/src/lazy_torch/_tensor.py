@@ -94,9 +94,10 @@ def contiguous_strides(shape) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def wrap(value: lc.Tensor) -> LazyTensor:
-    """A new base tensor owning ``value``."""
-    value = lc.Tensor(value.node)  # a fresh handle: the cell's writes must not alias others
+def wrap(value: lc.Tensor, *, fresh: bool = False) -> LazyTensor:
+    """A new base tensor owning ``value`` (``fresh``: a handle nobody else holds)."""
+    if not fresh:
+        value = lc.Tensor(value.node)  # the cell's writes must not alias other handles
     t = _make(LazyTensor, value.shape, dtype=TO_TORCH[value.dtype], device=DEVICE)
     t._cell = Cell(value)
     t._lc = value
@@ -196,4 +197,4 @@ def to_cpu(t: LazyTensor) -> torch.Tensor:
     """A CPU copy of ``t``'s value (syncs what it needs)."""
     from ._convert import numpy_to_cpu
 
-    return numpy_to_cpu(lc.to_numpy(read(t)))
+    return numpy_to_cpu(lc.to_numpy(read(t)), owned=True)

@@ -1,6 +1,6 @@
 """The lowering table (one dict, filled by the op-family modules below)."""
 
-from . import creation, indexing, nn, pointwise, random, reductions, rnn, shape, sorting  # noqa: F401 - register
+from . import creation, indexing, losses, nn, pointwise, random, reductions, rnn, shape, sorting  # noqa: F401 - register
 from .registry import LOWERINGS, lower, overload
 
 __all__ = ["LOWERINGS", "lower", "overload"]

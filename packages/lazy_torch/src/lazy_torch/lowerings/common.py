@@ -102,7 +102,44 @@ def compute_dtype(args, kind=DEFAULT) -> np.dtype:
     return dt
 
 
+_SCALAR_PLANS: dict = {}
+
+
+def _binary_fast(a, b, kind):
+    """The common binary cases without the general walk: two tensors of one aval, or a
+    tensor and a Python scalar whose promoted dtype (memoized) is the tensor's."""
+    if type(a) is not lc.Tensor:
+        return None
+    aval = a.node.aval
+    if type(b) is lc.Tensor:
+        if b.node.aval != aval or (kind != DEFAULT and _kind_changes(kind, aval.dtype)):
+            return None
+        return [a, b]
+    key = (kind, aval.dtype, not aval.shape, type(b))
+    dt = _SCALAR_PLANS.get(key)
+    if dt is None:
+        if key[3] not in (bool, int, float, complex):
+            return None
+        dt = _SCALAR_PLANS[key] = compute_dtype([a, b], kind)
+    if dt is not aval.dtype and dt != aval.dtype:
+        return None
+    return [a, num.full(aval.shape, b, dt)]
+
+
+def _kind_changes(kind, dt) -> bool:
+    """Whether ``compute_dtype`` moves a common dtype ``dt`` for this kind."""
+    if kind == INT_TO_FLOAT:
+        return not D.is_inexact(dt)
+    if kind == BOOL_TO_LONG:
+        return D.is_bool(dt)
+    return False
+
+
 def promote(args, kind=DEFAULT, dtype=None):
+    if dtype is None and len(args) == 2:
+        fast = _binary_fast(args[0], args[1], kind)
+        if fast is not None:
+            return fast
     dt = dtype if dtype is not None else compute_dtype(args, kind)
     shape = getattr(args[0], "shape", None)
     for a in args:  # hot path: tensors that already agree need no casts or broadcasts
