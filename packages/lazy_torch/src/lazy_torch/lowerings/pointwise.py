@@ -406,6 +406,8 @@ def clamp_max(x, max):  # noqa: A002
 def lerp(x, end, weight):
     dt = compute_dtype([x, end])
     a, b = num.promote([x, end], dtype=dt)
+    if isinstance(weight, float | int) and not D.is_complex(dt):
+        return _lerp_static(a, b, weight, dt)
     w = num.broadcast_to(num.cast(weight, dt), a.shape) if isinstance(weight, lc.Tensor) \
         else num.full(a.shape, weight, dt)
     if isinstance(weight, lc.Tensor) and num.broadcast_shapes(weight.shape, a.shape) != a.shape:
@@ -418,6 +420,17 @@ def lerp(x, end, weight):
     return ops.select(ops.lt(ops.abs(w), full_like(w, 0.5, D.real_dtype(w.dtype)))
                       if not D.is_complex(dt) else ops.lt(ops.abs(w), full_like(
                           ops.abs(w), 0.5)), low, high)
+
+
+def _lerp_static(a, b, weight, dt):
+    """A Python weight picks PyTorch's branch at trace time (optimizers' ``lerp_``):
+    ``|w| < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w)``, with ``1 - w`` rounded
+    in the op's dtype as the kernel computes it."""
+    diff = ops.sub(b, a)
+    if abs(weight) < 0.5:
+        return ops.add(a, ops.mul(num.full(a.shape, weight, dt), diff))
+    one_minus = np.asarray(1, dt) - np.asarray(weight, dt)
+    return ops.sub(b, ops.mul(diff, num.full(a.shape, one_minus.item(), dt)))
 
 
 @lower("addcmul.default", "addcmul_.default")
