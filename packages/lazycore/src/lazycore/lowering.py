@@ -95,7 +95,7 @@ def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
         operands = node.operands
         if len(operands) != len(positions):
             return None
-        for child, q in zip(operands, positions):
+        for child, q in zip(operands, positions, strict=True):
             current = nodes[q]
             if current is None:
                 if child in placed:
