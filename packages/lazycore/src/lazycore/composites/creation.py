@@ -25,7 +25,7 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     if stop is None:
         start, stop = 0, start
     if step == 0:
-        raise ValueError("Maximum allowed size exceeded" if False else "step must be nonzero")
+        raise ValueError("step must be nonzero")
     if dtype is None:
         dtype = np.result_type(start, stop, step)
     dtype = canonical(dtype)

@@ -93,11 +93,6 @@ def _is_int(k) -> bool:
     return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
 
 
-def _is_array_like(k) -> bool:
-    return isinstance(k, Tensor | np.ndarray | list) or (
-        isinstance(k, bool | np.bool_))
-
-
 def _expand_key(key, ndim: int, nonzero) -> list:
     """Tuple-ize, turn masks into integer arrays and replace ``...`` with slices."""
     if not isinstance(key, tuple):

@@ -25,9 +25,8 @@ def argsort(x: Tensor, axis=-1, descending: bool = False, stable: bool = True,
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     if x.ndim == 0:
-        return ops.convert(ops.iota(dtype=index_dtype, shape=(1,), dimension=0) if False else
-                           ops.reshape(ops.iota(dtype=index_dtype, shape=(1,), dimension=0),
-                                       new_sizes=()), dtype=index_dtype)
+        return ops.reshape(ops.iota(dtype=index_dtype, shape=(1,), dimension=0),
+                           new_sizes=())
     (a,) = normalize_axes(axis, x.ndim)
     idx = ops.iota(dtype=index_dtype, shape=x.shape, dimension=a)
     _, out = ops.sort(x, idx, dimension=a, is_stable=stable, num_keys=1, descending=descending)
