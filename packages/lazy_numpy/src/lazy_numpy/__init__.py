@@ -18,7 +18,17 @@ import numpy as _np
 
 import lazycore as _lc
 
-from . import _array, _fallback, _indexing, _linalg, _reductions, _registry, _shape, _ufuncs
+from . import (
+    _array,
+    _fallback,
+    _indexing,
+    _linalg,
+    _operators,
+    _reductions,
+    _registry,
+    _shape,
+    _ufuncs,
+)
 from ._array import LazyArray
 from ._convert import numpy_errors as _numpy_errors
 from ._creation import (
@@ -84,6 +94,7 @@ _array._dispatch.update(
     astype=_numpy_errors(_astype),
     view=_view,
 )
+_operators.install()  # planned Python operators over the mixin's ufunc calls
 
 _lc.register_internal_path(_os.path.dirname(_os.path.abspath(__file__)))
 

@@ -1,8 +1,9 @@
 """``LazyArray``: an ndarray look-alike holding one ``lazycore.Tensor``.
 
 Operators come from ``NDArrayOperatorsMixin`` and arrive as ufuncs in
-``__array_ufunc__``; ``np.*`` functions arrive in ``__array_function__``; both are
-table-driven (``_ufuncs``, ``_functions``). Methods delegate to the same ``np.*``
+``__array_ufunc__``, except where ``_operators`` replays a plan learned from that path
+(``x * y``, ``x + 0.5``: the hot path of traced loops); ``np.*`` functions arrive in
+``__array_function__``; both are table-driven (``_ufuncs``, ``_functions``). Methods delegate to the same ``np.*``
 functions so that one implementation serves ``np.sum(a)`` and ``a.sum()``.
 Observing a value (``__array__``, ``float()``, ``print``) syncs.
 """

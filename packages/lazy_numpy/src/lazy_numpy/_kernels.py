@@ -10,6 +10,7 @@ NaN handling in ``fmax``, ``heaviside``, ``logaddexp``, ...).
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -346,6 +347,25 @@ def _ordered(op_name):
     return kernel
 
 
+def _comparison(op_name, kernel):
+    """``kernel`` for one-dtype loops; NumPy 2 also has exact uint64-vs-int64 loops."""
+    op = ops.get(op_name)
+    py_op = getattr(operator, op_name)
+
+    def compare(a, b):
+        if a.dtype == b.dtype:
+            return kernel(a, b)
+        # compare as uint64; where the signed side is negative the answer is fixed
+        a_signed = _kind(a) == "i"
+        signed = a if a_signed else b
+        negative = ops.lt(signed, like(signed, 0))
+        u64 = [lc.numeric.cast(t, np.uint64) for t in (a, b)]
+        out = op(*u64)
+        return ops.select(negative, like(out, py_op(*((-1, 0) if a_signed else (0, -1)))),
+                          out)
+    return compare
+
+
 def bitwise_count(x):
     if _kind(x) == "i":  # NumPy counts the bits of the absolute value
         x = absolute(x)
@@ -400,7 +420,9 @@ def _floor_ceil(op_name):
 
 def _op(name):
     op = ops.get(name)
-    return lambda *xs: op(*xs)
+    kernel = lambda *xs: op(*xs)  # noqa: E731
+    kernel.core_op = op  # one core op: the operator plans call it directly
+    return kernel
 
 
 # ufunc name -> kernel. Loop dtypes come from ``ufunc.resolve_dtypes``.
@@ -438,8 +460,10 @@ KERNELS = {
     "left_shift": left_shift, "bitwise_left_shift": left_shift,
     "right_shift": right_shift, "bitwise_right_shift": right_shift,
     "bitwise_count": bitwise_count,
-    "equal": _op("eq"), "not_equal": _op("ne"), "less": _ordered("lt"),
-    "less_equal": _ordered("le"), "greater": _ordered("gt"), "greater_equal": _ordered("ge"),
+    "equal": _comparison("eq", _op("eq")), "not_equal": _comparison("ne", _op("ne")),
+    "less": _comparison("lt", _ordered("lt")), "less_equal": _comparison("le", _ordered("le")),
+    "greater": _comparison("gt", _ordered("gt")),
+    "greater_equal": _comparison("ge", _ordered("ge")),
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "logical_not": logical_not,
     "maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin,

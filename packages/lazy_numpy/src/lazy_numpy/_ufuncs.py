@@ -10,6 +10,9 @@ Methods: ``__call__`` (with ``out=``, ``where=``, ``dtype=``), ``reduce``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 
 import lazycore as lc
@@ -22,6 +25,7 @@ from ._kernels import GUFUNCS, HALF_NATIVE, IN_OUTPUT_DTYPE, KERNELS
 
 _numeric = lc.numeric
 _resolved: dict = {}
+_FLOAT32 = np.dtype(np.float32)
 _COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
                           "greater_equal"})
 
@@ -91,6 +95,40 @@ def call(ufunc, inputs, kwargs):
     return _finish(name, results, out, where)
 
 
+class Plan(NamedTuple):
+    """What ``call`` decides for one operand signature, so an operator can replay it:
+    per input the loop dtype and the kernel's dtype (None: no cast), the broadcast
+    shape, the kernel and the output dtype."""
+
+    loop: tuple
+    kernel_in: tuple
+    shape: tuple
+    kernel: Callable
+    out: np.dtype
+
+
+# ufuncs whose ``call`` is more than cast, broadcast, kernel, cast
+_UNPLANNED = GUFUNCS | {"power"}
+
+
+def plan(ufunc, keys: tuple, shapes: tuple) -> Plan | None:
+    """The plan of ``call(ufunc, inputs, {})`` for inputs with these promotion keys and
+    shapes (None for a Python scalar); None where ``call`` would do anything else."""
+    name = ufunc.__name__
+    kernel = KERNELS.get(name)
+    if kernel is None or name in _UNPLANNED or ufunc.nout != 1:
+        return None
+    try:
+        loop = resolve(ufunc, keys)
+        shape = _numeric.broadcast_shapes(*[s for s in shapes if s is not None])
+    except (TypeError, ValueError, lc.LazyError):
+        return None
+    ins, out = loop[:ufunc.nin], loop[ufunc.nin]
+    if any(k is complex and d.kind != "c" for k, d in zip(keys, ins, strict=True)):
+        return None  # ``tensor`` refuses the conversion: ``call`` raises
+    return Plan(ins, kernel_casts(name, ins, (out,)), shape, kernel, out)
+
+
 def _static_power(name, inputs, out, where, dtype, casting, ufunc):
     """``x ** n`` with a Python int ``n``: XLA's integer_pow (repeated squaring), as
     numexpr and jax.numpy do, instead of a general pow with the exponent as a parameter."""
@@ -116,13 +154,20 @@ def _casting_error(ufunc, from_dtype, to_dtype) -> TypeError:
 
 
 def _run_kernel(name, kernel, tensors, out_dtypes):
+    casts = kernel_casts(name, tuple(t.dtype for t in tensors), out_dtypes)
+    return kernel(*[t if d is None else _numeric.cast(t, d)
+                    for t, d in zip(tensors, casts, strict=True)])
+
+
+def kernel_casts(name, in_dtypes, out_dtypes) -> tuple:
+    """Per input, the dtype its kernel computes in when that is not the loop's (else
+    None); shared by ``call`` and the operator plans so both record the same casts."""
     if name in IN_OUTPUT_DTYPE:
-        tensors = [_numeric.cast(t, out_dtypes[0]) for t in tensors]
-    elif tensors and tensors[0].dtype == np.float16 and name not in HALF_NATIVE:
+        return tuple(None if d == out_dtypes[0] else out_dtypes[0] for d in in_dtypes)
+    if in_dtypes and in_dtypes[0] == np.float16 and name not in HALF_NATIVE:
         # NumPy evaluates half-precision loops in float32 and rounds once
-        tensors = [_numeric.cast(t, np.float32) if t.dtype == np.float16 else t
-                   for t in tensors]
-    return kernel(*tensors)
+        return tuple(_FLOAT32 if d == np.float16 else None for d in in_dtypes)
+    return (None,) * len(in_dtypes)
 
 
 def _finish(name, results, out, where):
