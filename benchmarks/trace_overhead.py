@@ -28,8 +28,18 @@ BENCH = "trace_overhead"
 
 
 def lengths(quick: bool) -> tuple[int, ...]:
-    # Below lazycore's default max_pending_ops (10000), so no automatic cut lands in a chain.
     return (10, 100) if quick else (100, 1000, 5000)
+
+
+def _without_cuts(n_ops: int):
+    """Raise lazycore's ``max_pending_ops`` above the longest chain (a scalar op records
+    two nodes), so no automatic trace cut -- a sync and a compile -- lands in a timing;
+    returns the previous value."""
+    import lazycore as lc
+
+    previous = lc.settings.max_pending_ops
+    lc.configure(max_pending_ops=max(previous, 4 * n_ops + 1000))
+    return previous
 
 
 def reps(quick: bool) -> int:
@@ -99,6 +109,18 @@ LAZY = {"lazy_torch", "lazy_numpy", "lazy_tf"}
 
 def _one(impl: str, kind: str, quick: bool) -> list[dict]:
     x, y, z, to_host, barrier = IMPLS[impl](kind)
+    if impl in LAZY:
+        import lazycore as lc
+
+        previous = _without_cuts(max(lengths(quick)))
+        try:
+            return _measure(impl, kind, quick, x, y, z, to_host, barrier)
+        finally:
+            lc.configure(max_pending_ops=previous)
+    return _measure(impl, kind, quick, x, y, z, to_host, barrier)
+
+
+def _measure(impl, kind, quick, x, y, z, to_host, barrier) -> list[dict]:
     if barrier:
         barrier()
     # The recorded chain must compute what eager NumPy computes.
