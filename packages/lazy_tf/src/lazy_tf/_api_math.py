@@ -9,7 +9,7 @@ import numpy as np
 import lazycore as lc
 
 from ._convert import broadcast, np_dtype, same_dtype, static, to_core
-from ._table import BOOL, FLOAT, INEXACT, INT, NUMERIC, REAL, api, binary, require, unary
+from ._table import BOOL, FLOAT, INEXACT, INT, NUMERIC, REAL, api, binary, op_kernel, require, unary
 
 ops, num = lc.ops, lc.numeric
 
@@ -153,17 +153,15 @@ for _tf, _op, _ok in [
     binary(_tf, _op, dtypes=_ok)
 
 
-@binary("bitwise.right_shift", lowers_to="shift_right_arithmetic / shift_right_logical")
-def _right_shift(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("bitwise.right_shift", lowers_to="shift_right_arithmetic / shift_right_logical", kernel=True)
+def _right_shift(a, b):
     require(a, INT, "right_shift")
     op = ops.shift_right_logical if lc.dtypes.is_unsigned(a.dtype) else ops.shift_right_arithmetic
     return op(a, b)
 
 
-@binary("math.logical_xor", lowers_to="xor")
-def _logical_xor(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.logical_xor", lowers_to="xor", kernel=True)
+def _logical_xor(a, b):
     return ops.xor(require(a, BOOL, "logical_xor"), b)
 
 
@@ -178,42 +176,30 @@ def truediv_core(a, b):
     return ops.div(require(a, NUMERIC, "truediv"), b)
 
 
-@binary("math.truediv", lowers_to="div (+convert for integers)")
-def _truediv(x, y, name=None):
-    return truediv_core(*broadcast(x, y))
+binary("math.truediv", lowers_to="div (+convert for integers)", kernel=True)(truediv_core)
+binary("math.divide", lowers_to="div (+convert for integers)", kernel=True)(truediv_core)
 
 
-@binary("math.divide", lowers_to="div (+convert for integers)")
-def _divide(x, y, name=None):
-    return truediv_core(*broadcast(x, y))
-
-
-@binary("math.floordiv", lowers_to="floor_divide (composite)")
-def _floordiv(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.floordiv", lowers_to="floor_divide (composite)", kernel=True)
+def _floordiv(a, b):
     return num.floor_divide(require(a, REAL, "floordiv"), b)
 
 
-@binary("floor_div", lowers_to="floor_divide (composite)")
-def _floor_div(x, y, name=None):
-    return _floordiv(x, y)
+binary("floor_div", lowers_to="floor_divide (composite)", kernel=True)(_floordiv)
 
 
-@binary("div", lowers_to="floor_divide / div")
-def _div_v1(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("div", lowers_to="floor_divide / div", kernel=True)
+def _div_v1(a, b):
     return num.floor_divide(a, b) if lc.dtypes.is_integer(a.dtype) else ops.div(a, b)
 
 
-@binary("math.floormod", lowers_to="floor_mod (composite)")
-def _floormod(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.floormod", lowers_to="floor_mod (composite)", kernel=True)
+def _floormod(a, b):
     return num.floor_mod(require(a, REAL, "floormod"), b)
 
 
-@binary("math.squared_difference", lowers_to="sub, mul")
-def _squared_difference(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.squared_difference", lowers_to="sub, mul", kernel=True)
+def _squared_difference(a, b):
     d = ops.sub(require(a, NUMERIC, "squared_difference"), b)
     return ops.mul(d, ops.conj(d)) if lc.dtypes.is_complex(d.dtype) else ops.mul(d, d)
 
@@ -222,38 +208,33 @@ def _zero_where(cond_zero, value, t):
     return ops.select(cond_zero, _full(t, 0), value)
 
 
-@binary("math.divide_no_nan", lowers_to="div, select")
-def _divide_no_nan(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.divide_no_nan", lowers_to="div, select", kernel=True)
+def _divide_no_nan(a, b):
     require(a, INEXACT, "divide_no_nan")
     zero = ops.eq(b, _full(b, 0))
     return _zero_where(zero, ops.div(a, ops.select(zero, _full(b, 1), b)), a)
 
 
-@binary("math.multiply_no_nan", lowers_to="mul, select")
-def _multiply_no_nan(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.multiply_no_nan", lowers_to="mul, select", kernel=True)
+def _multiply_no_nan(a, b):
     require(a, INEXACT, "multiply_no_nan")
     return _zero_where(ops.eq(b, _full(b, 0)), ops.mul(a, b), a)
 
 
-@binary("math.xdivy", lowers_to="div, select")
-def _xdivy(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.xdivy", lowers_to="div, select", kernel=True)
+def _xdivy(a, b):
     require(a, INEXACT, "xdivy")
     return _zero_where(ops.eq(a, _full(a, 0)), ops.div(a, b), a)
 
 
-@binary("math.xlogy", lowers_to="log, mul, select")
-def _xlogy(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.xlogy", lowers_to="log, mul, select", kernel=True)
+def _xlogy(a, b):
     require(a, INEXACT, "xlogy")
     return _zero_where(ops.eq(a, _full(a, 0)), ops.mul(a, ops.log(b)), a)
 
 
-@binary("math.xlog1py", lowers_to="log1p, mul, select")
-def _xlog1py(x, y, name=None):
-    a, b = broadcast(x, y)
+@binary("math.xlog1py", lowers_to="log1p, mul, select", kernel=True)
+def _xlog1py(a, b):
     require(a, INEXACT, "xlog1py")
     return _zero_where(ops.eq(a, _full(a, 0)), ops.mul(a, ops.log1p(b)), a)
 
@@ -264,9 +245,8 @@ def _scalar_mul(scalar, x, name=None):
     return ops.mul(b, a)
 
 
-@binary("dtypes.complex", lowers_to="complex")
-def _complex(real, imag, name=None):
-    a, b = broadcast(real, imag)
+@binary("dtypes.complex", lowers_to="complex", kernel=True)
+def _complex(a, b):
     return ops.complex(require(a, FLOAT, "complex"), b)
 
 
@@ -396,7 +376,4 @@ def _add_n(inputs, name=None):
     return out
 
 
-@api("__operators__.add", "add", tensors=("x", "y"))
-def _operator_add(x, y, name=None):
-    a, b = broadcast(x, y)
-    return ops.add(require(a, NUMERIC, "add"), b)
+api("__operators__.add", "add", tensors=("x", "y"), kernel=True)(op_kernel("add", NUMERIC))

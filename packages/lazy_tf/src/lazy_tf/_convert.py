@@ -15,38 +15,68 @@ import tensorflow as tf
 import lazycore as lc
 
 from . import _state
-from ._dtypes import to_np
-from ._tensor import LazyTensor, handle
+from ._dtypes import to_np, to_tf
+from ._tensor import LazyTensor, handle, is_lazy_class
 
 _PY_SCALARS = (bool, int, float, complex)
 _TENSORS = (LazyTensor, tf.Tensor, tf.Variable)
+_TENSOR_CLASSES: dict[type, bool] = {}
 
 
 def is_tensor(v) -> bool:
-    return isinstance(v, _TENSORS)
+    """``isinstance(v, _TENSORS)``, cached per class (the classes are ABCs: slow checks)."""
+    cls = v.__class__
+    out = _TENSOR_CLASSES.get(cls)
+    if out is None:
+        out = _TENSOR_CLASSES[cls] = issubclass(cls, _TENSORS)
+    return out
 
 
 def dtype_of(v):
     """numpy dtype of a tensor-like, None for Python values."""
-    if isinstance(v, _TENSORS):
+    if is_tensor(v):
         return to_np(v.dtype)
     return None
 
 
+_SAMPLES = {bool: True, int: 1, float: 0.5, complex: 0.5 + 1j}  # in range for every dtype
+_ACCEPTS: dict = {}
+
+
+def scalar_accepted(kind: type, dtype: np.dtype) -> bool:
+    """Does TF convert Python scalars of type ``kind`` to ``dtype``? TF's answer depends on
+    the type only (besides int ranges) and is irregular (``True`` converts to int32 but
+    not to int8), so TF is asked once per pair."""
+    key = (kind, dtype)
+    out = _ACCEPTS.get(key)
+    if out is None:
+        try:
+            tf.convert_to_tensor(_SAMPLES[kind], dtype=to_tf(dtype))
+            out = True
+        except (TypeError, ValueError):
+            out = False
+        _ACCEPTS[key] = out
+    return out
+
+
+def int_range(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
 def _check_scalar(value, dtype: np.dtype) -> None:
-    if isinstance(value, float | complex) and not lc.dtypes.is_inexact(dtype):
+    kind = type(value)
+    if not scalar_accepted(kind, dtype):
         raise lc.DTypeError(f"cannot convert {value!r} to a tensor of dtype {dtype}")
-    if isinstance(value, complex) and not lc.dtypes.is_complex(dtype):
-        raise lc.DTypeError(f"cannot convert {value!r} to a tensor of dtype {dtype}")
-    if isinstance(value, int) and not isinstance(value, bool) and lc.dtypes.is_integer(dtype):
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
+    if kind is int and lc.dtypes.is_integer(dtype):
+        lo, hi = int_range(dtype)
+        if not lo <= value <= hi:
             raise lc.DTypeError(f"{value} does not fit {dtype}")
 
 
 def to_core(v, dtype=None) -> lc.Tensor:
     """One argument as a core handle; ``dtype`` is what the op expects (numpy dtype)."""
-    if isinstance(v, LazyTensor):
+    if is_lazy_class(v.__class__):
         h = v._read() if v.__class__ is not LazyTensor else handle(v)
         if _state.active_tapes:
             for tape in _state.active_tapes:
@@ -94,7 +124,8 @@ def same_dtype(*values, dtype=None) -> list[lc.Tensor]:
 
 def broadcast(*values, dtype=None) -> list[lc.Tensor]:
     """``same_dtype`` + NumPy broadcasting (TF binary ops broadcast the same way)."""
-    if dtype is None and len(values) == 2:  # fast path: two lazy values of one aval
+    if dtype is None and len(values) == 2 and not _state.active_tapes:
+        # fast path: two lazy values of one aval (a tape must see them in ``to_core``)
         a, b = values
         if a.__class__ is LazyTensor and b.__class__ is LazyTensor:
             ha, hb = handle(a), handle(b)
@@ -110,7 +141,7 @@ def static(v):
     A lazy value here is synced (data-dependent), a TF tensor read on the host."""
     if v is None or isinstance(v, int | float | str | bool):
         return v
-    if isinstance(v, LazyTensor):
+    if is_lazy_class(v.__class__):
         arr = np.asarray(lc.to_numpy_many([handle(v)], cause="data_dependent")[0])
         return arr.tolist()
     if isinstance(v, tf.Tensor | tf.Variable | np.ndarray | np.generic):

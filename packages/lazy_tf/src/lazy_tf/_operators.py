@@ -1,8 +1,16 @@
-"""Python operators on LazyTensor, mapped the way ``tf.Tensor``'s operators are."""
+"""Python operators on LazyTensor, mapped the way ``tf.Tensor``'s operators are.
+
+Each binary operator here is the general path; ``_fastpath`` puts a plan cache in
+front of the ones whose table entry has a kernel.
+"""
 
 from __future__ import annotations
 
-from ._dispatch import call_by_name
+import tensorflow as tf
+
+from ._dispatch import call, call_by_name
+from ._fastpath import operator
+from ._table import API
 from ._tensor import LazyTensor
 
 # dunder -> TF API behind tf.Tensor's operator (TF's tensor_math_operator_overrides)
@@ -22,21 +30,34 @@ def _is_bool(v) -> bool:
     return isinstance(v, LazyTensor) and v.dtype.is_bool
 
 
+def _eager(dunder: str):
+    """``tf.Tensor``'s own operator, called in the table's argument order: where the
+    lazy path refuses (or falls back), TF then does exactly what eager ``x op y`` does
+    (its operators convert a Python operand before calling the API)."""
+    forward = getattr(tf.Tensor, f"__{dunder}__")
+    reverse = getattr(tf.Tensor, f"__r{dunder}__", None)
+    return forward, (None if reverse is None else lambda x, y: reverse(y, x))
+
+
 def _make(name: str, api: str):
+    eager_fwd, eager_rev = _eager(name)
+
     def forward(self, other):
-        return call_by_name(api, self, other)
+        return call(API[api], eager_fwd, (self, other), {})
 
     def reverse(self, other):
-        return call_by_name(api, other, self)
+        return call(API[api], eager_rev, (other, self), {})
     return forward, reverse
 
 
-def _make_bitwise(logical: str, bitwise: str):
+def _make_bitwise(name: str, logical: str, bitwise: str):
+    eager_fwd, eager_rev = _eager(name)
+
     def forward(self, other):
-        return call_by_name(logical if _is_bool(self) else bitwise, self, other)
+        return call(API[logical if _is_bool(self) else bitwise], eager_fwd, (self, other), {})
 
     def reverse(self, other):
-        return call_by_name(logical if _is_bool(self) else bitwise, other, self)
+        return call(API[logical if _is_bool(self) else bitwise], eager_rev, (other, self), {})
     return forward, reverse
 
 
@@ -47,15 +68,25 @@ def equality(api: str, x, y):
     return call_by_name(api, x, y)
 
 
+def _planned(fwd, rev, entry, apis):
+    """The operators with ``_fastpath``'s shortcut when every entry they call has a kernel."""
+    if any(API[a].kernel is None for a in apis):
+        return fwd, rev
+    return operator(fwd, entry), operator(rev, entry, reflected=True)
+
+
 def _install() -> None:
     for dunder, api in _BINARY.items():
-        fwd, rev = _make(dunder, api)
+        fwd, rev = _planned(*_make(dunder, api), api, (api,))
         setattr(LazyTensor, f"__{dunder}__", fwd)
         if dunder in _REFLECT:
             continue
         setattr(LazyTensor, f"__r{dunder}__", rev)
     for dunder, (logical, bitwise) in _BITWISE.items():
-        fwd, rev = _make_bitwise(logical, bitwise)
+        def entry(self, logical=logical, bitwise=bitwise):
+            return logical if _is_bool(self) else bitwise
+        fwd, rev = _planned(*_make_bitwise(dunder, logical, bitwise), entry,
+                            (logical, bitwise))
         setattr(LazyTensor, f"__{dunder}__", fwd)
         setattr(LazyTensor, f"__r{dunder}__", rev)
     LazyTensor.__neg__ = lambda self: call_by_name("math.negative", self)

@@ -6,7 +6,11 @@ supported-API list is generated from it. An implementation receives the TF call'
 own arguments (same parameter names and defaults) and returns core handles.
 
 * ``unary`` / ``binary``: elementwise APIs reached through TF's unary/binary
-  elementwise dispatchers; ``target`` names the core op when it is one op.
+  elementwise dispatchers; ``target`` names the core op when it is one op. A binary
+  entry's ``kernel`` (when it has one) is its computation on two operands already
+  converted and broadcast by ``_convert.broadcast``; the entry's implementation
+  prepares the operands from a plan per operand signature (``_plans``), which the
+  operator fast path (``_fastpath``) uses too.
 * ``api``: everything else, through ``tf.experimental.dispatch_for_api``; ``tensors``
   names the parameters that may hold a lazy tensor, ``lists`` those holding lists.
 """
@@ -30,6 +34,7 @@ class Entry:
     lowers_to: str        # core op(s) / composite(s), for the docs
     tensors: tuple = ()
     lists: tuple = ()
+    kernel: Callable | None = None   # binary: f(a, b) on broadcast core operands
 
 
 API: dict[str, Entry] = {}
@@ -69,10 +74,18 @@ def unary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
 
 
 def binary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
-           lowers_to: str | None = None):
+           lowers_to: str | None = None, kernel: bool = False):
+    """Declare a binary elementwise API: a core op name, or decorate a composite. With
+    ``kernel=True`` the decorated function is a kernel: it takes the two operands
+    already converted and broadcast (core tensors of one dtype and shape)."""
     def register(fn: Callable | None = None):
-        impl = fn if fn is not None else _binary_op(name, op, dtypes)
-        _add(Entry(name, "binary", impl, lowers_to or op or fn.__name__.strip("_")))
+        if fn is None:
+            core = op_kernel(op, dtypes)
+        else:
+            core = fn if kernel else None
+        impl = _broadcasting(name, core) if core is not None else fn
+        _add(Entry(name, "binary", impl, lowers_to or op or fn.__name__.strip("_"),
+                   kernel=core))
         return fn
     if op is not None:
         register()
@@ -80,9 +93,13 @@ def binary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
     return register
 
 
-def api(name: str, lowers_to: str, tensors=(), lists=()):
+def api(name: str, lowers_to: str, tensors=(), lists=(), kernel: bool = False):
+    """Declare any other API; ``kernel=True`` as for ``binary`` (a two-operand API
+    whose operands TF converts and broadcasts, e.g. ``__operators__.add``)."""
     def register(fn: Callable):
-        _add(Entry(name, "api", fn, lowers_to, tuple(tensors), tuple(lists)))
+        impl = _broadcasting(name, fn) if kernel else fn
+        _add(Entry(name, "api", impl, lowers_to, tuple(tensors), tuple(lists),
+                   kernel=fn if kernel else None))
         return fn
     return register
 
@@ -119,14 +136,27 @@ def _unary_op(name: str, op: str, dtypes):
     return impl
 
 
-def _binary_op(name: str, op: str, dtypes):
-    from ._convert import broadcast
+def op_kernel(op: str, dtypes):
+    """The kernel of a binary API that is one core op (after TF's dtype check)."""
+    core = lc.ops.get(op)
+    if dtypes is None:
+        return core
 
-    core, pick = lc.ops.get(op), _operands(name, 2)
+    def kernel(a, b):
+        return core(require(a, dtypes, op), b)
+    kernel.core_op = core  # the check depends on the dtype only: plans check it once
+    return kernel
+
+
+def _broadcasting(name: str, kernel: Callable):
+    """The TF API from its kernel: convert and broadcast the two operands first (from
+    the kernel's per-signature plans, ``_plans``)."""
+    from ._plans import binary
+
+    pick, run = _operands(name, 2), binary(kernel)
 
     def impl(*args, **kwargs):
-        a, b = broadcast(*pick(args, kwargs))
-        return core(require(a, dtypes, op), b)
+        return run(*pick(args, kwargs))
     return impl
 
 

@@ -18,10 +18,31 @@ import lazycore as lc
 
 from . import _state
 from ._convert import to_core
-from ._tensor import LazyTensor, new
+from ._tensor import LazyTensor, is_lazy_class, new
 from ._variable import Variable
 
 UnconnectedGradients = tf.UnconnectedGradients
+
+
+def _flat_lazy(structure) -> bool:
+    """A flat list/tuple of lazy tensors (the usual sources): ``tf.nest`` (slow Protocol
+    checks per call) is not needed to flatten or rebuild it."""
+    return structure.__class__ in (list, tuple) and all(
+        is_lazy_class(v.__class__) for v in structure)
+
+
+def _flatten(structure) -> list:
+    if is_lazy_class(structure.__class__):
+        return [structure]
+    return list(structure) if _flat_lazy(structure) else tf.nest.flatten(structure)
+
+
+def _pack(structure, flat: list):
+    if is_lazy_class(structure.__class__):
+        return flat[0]
+    if _flat_lazy(structure):
+        return structure.__class__(flat)
+    return tf.nest.pack_sequence_as(structure, flat)
 
 
 class GradientTape:
@@ -116,8 +137,8 @@ class GradientTape:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
         self._used = True
-        targets = tf.nest.flatten(target)
-        flat_sources = tf.nest.flatten(sources)
+        targets = _flatten(target)
+        flat_sources = _flatten(sources)
         for s in flat_sources:
             if not isinstance(s, LazyTensor):
                 raise ValueError(f"ltf.GradientTape cannot differentiate with respect to "
@@ -143,7 +164,7 @@ class GradientTape:
             results.append(None if g is None else _new_recorded(g))
         if not self._persistent:
             self._hold = None  # the recorded graph is done with: donation may resume
-        return tf.nest.pack_sequence_as(sources, results)
+        return _pack(sources, results)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):

@@ -1,12 +1,14 @@
 """``LazyTensor``: a ``tf.experimental.ExtensionType`` that TensorFlow dispatches to us.
 
 ExtensionType fields cannot hold arbitrary Python objects, so the type carries only
-an int id, the static shape and the dtype; the core handle (``lazycore.Tensor``)
-lives in a side table keyed by that id. Each instance also pins its handle in its
-``__dict__`` (the side table holds handles weakly), so a value lives exactly as long
-as some Python object holds it -- the core never computes values nobody holds.
+an int id, the static shape and the dtype; each instance pins its core handle
+(``lazycore.Tensor``) in its ``__dict__``, so a value lives exactly as long as some
+Python object holds it -- the core never computes values nobody holds. Copies that
+TensorFlow rebuilds from a TypeSpec carry only the id: a side table keyed by id
+(holding handles weakly) answers for them. A spec is always taken from a live
+instance first, so the instance enters the table then, not on every op.
 Construction bypasses the ExtensionType validator (~18 us) because every field is
-built here from already-valid objects.
+built here from already-valid objects, with shape and dtype cached per aval.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from ._dtypes import to_tf
 _HANDLES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _next_id = itertools.count(1).__next__
 _SHAPES: dict[tuple, tf.TensorShape] = {}
+_META: dict = {}  # core aval -> (tf.TensorShape, tf.DType)
+_MAX_META = 4096  # a program with ever new shapes must not grow it forever
+_object_new = object.__new__
 
 
 def _shape(shape: tuple) -> tf.TensorShape:
@@ -128,17 +133,53 @@ class LazyTensor(tf.experimental.ExtensionType):
         return equality("__operators__.ne", self, other)
 
 
+def _meta(aval) -> tuple:
+    """(TensorShape, DType) of a core aval, built once per aval."""
+    if len(_META) >= _MAX_META:
+        _META.clear()
+    out = _META[aval] = (_shape(aval.shape), to_tf(aval.dtype))
+    return out
+
+
+_LAZY_CLASSES: dict[type, bool] = {}
+
+
+def is_lazy_class(cls: type) -> bool:
+    """``issubclass(cls, LazyTensor)``, cached: ExtensionType is an ABC, so a plain
+    ``isinstance`` runs ``ABCMeta.__instancecheck__`` in Python on every operand."""
+    out = _LAZY_CLASSES.get(cls)
+    if out is None:
+        out = _LAZY_CLASSES[cls] = issubclass(cls, LazyTensor)
+    return out
+
+
 def new(t: lc.Tensor, cls=LazyTensor):
-    """Wrap a core handle (fast path: fields are valid by construction)."""
-    i = _next_id()
-    obj = object.__new__(cls)
+    """Wrap a core handle (fast path: fields are valid by construction). Every traced
+    op ends here, so it is a few dict stores: no validation, no side-table entry."""
+    obj = _object_new(cls)
+    aval = t.node.aval
+    shape, dtype = _META.get(aval) or _meta(aval)
     d = obj.__dict__
-    d["_id"] = i
-    d["shape"] = _shape(t.shape)
-    d["dtype"] = to_tf(t.dtype)
+    d["_id"] = _next_id()
+    d["shape"] = shape
+    d["dtype"] = dtype
     d["_h"] = t
-    _HANDLES[i] = t
     return obj
+
+
+_spec_of = LazyTensor._type_spec.fget
+
+
+def _registered_spec(self):
+    """TensorFlow's ``_type_spec``, after entering the instance in the side table: the
+    spec can rebuild copies that carry only ``_id`` (``handle`` looks them up)."""
+    if "_h" in self.__dict__:
+        _HANDLES[self._id] = self.__dict__["_h"]
+    return _spec_of(self)
+
+
+# set after class creation: ExtensionType reserves the name in the class body
+LazyTensor._type_spec = property(_registered_spec)
 
 
 def handle(x) -> lc.Tensor:
