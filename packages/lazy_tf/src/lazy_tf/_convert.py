@@ -34,6 +34,8 @@ def is_tensor(v) -> bool:
 
 def dtype_of(v):
     """numpy dtype of a tensor-like, None for Python values."""
+    if is_lazy_class(v.__class__):  # the core's dtype: no tf.DType hashing
+        return handle(v).node.aval.dtype
     if is_tensor(v):
         return to_np(v.dtype)
     return None

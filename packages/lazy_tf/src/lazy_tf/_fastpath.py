@@ -3,55 +3,83 @@ general call path.
 
 An operator's general path (``_operators``) goes through the table entry, the
 dispatcher's ``call`` (refusal -> TF as the error oracle), the kernel's plan
-(``_plans``) and ``wrap``. When no tape records, and the entry's kernel already has a
-plan for the operands' signatures, the operator runs that plan directly and wraps
-the result: the same nodes, a fraction of the Python. Anything else -- a missing
-plan (the general path learns it), a tape, other operand types, subclasses, an error
+(``_plans``) and ``wrap``. When the entry's kernel already has a plan for the
+operands' signatures, the operator runs that plan directly and wraps
+the result: the same nodes, a fraction of the Python. While a tape records, operands
+and result go through ``to_core``/``wrap`` as on the general path. Anything else -- a
+missing plan (the general path learns it), other operand types, subclasses, an error
 in the plan -- takes the general path, which raises what TensorFlow raises.
 """
 
 from __future__ import annotations
 
-from ._plans import LAZY, SCALARS, cache_for, taping
+from ._convert import to_core
+from ._dispatch import wrap
+from ._plans import LAZY, SCALARS, STOPPED, TAPES, cache_for
 from ._table import API
-from ._tensor import handle, new
+from ._tensor import LazyTensor, _next_id, _object_new, handle
 
 
 def operator(general, entry, reflected: bool = False):
     """``general`` (an operator method of ``_operators``) with the plan shortcut.
     ``entry`` names the table entry the general path calls, or is ``f(self) -> name``
     where that depends on ``self``'s dtype (which the plan key holds)."""
-    fixed_plans = cache_for(API[entry].kernel) if isinstance(entry, str) else None
+    fixed = cache_for(API[entry].kernel) if isinstance(entry, str) else None
+    # the last hit, (a, b, plan): a chain of ops sees the same aval objects again and
+    # again, and hashing two avals hashes two ``np.dtype``s (slow). It holds its avals,
+    # so an ``is`` match is an equal key.
+    last = [None, None, None]
 
-    def method(self, other):
-        kind = other.__class__
-        if self.__class__ not in LAZY or taping():
+    def taped(self, other):
+        """While a tape records: the operands read and the result wrapped as the general
+        path does (``to_core``/``wrap`` do the tape's bookkeeping)."""
+        ho = other if other.__class__ in SCALARS else to_core(other)
+        hs = to_core(self)
+        so = other.__class__ if ho is other else ho.node.aval
+        plans = fixed if fixed is not None else cache_for(API[entry(self)].kernel)
+        known = plans.get((so, hs.node.aval) if reflected else (hs.node.aval, so))
+        if not known:
             return general(self, other)
+        try:
+            out = known[0](ho, hs) if reflected else known[0](hs, ho)
+        except Exception:  # noqa: BLE001 - the general path raises TF's error
+            return general(self, other)
+        return wrap(out)
+
+    def method(self, other):  # the per-op cost of every traced operator: kept flat
+        kind = other.__class__
+        if self.__class__ not in LAZY or (kind not in SCALARS and kind not in LAZY):
+            return general(self, other)
+        if TAPES or STOPPED[0]:
+            return taped(self, other)
         hs = self.__dict__.get("_h") or handle(self)
         if kind in SCALARS:
             ho, so = other, kind
-        elif kind in LAZY:
+        else:
             ho = other.__dict__.get("_h") or handle(other)
             so = ho.node.aval
+        a, b = (so, hs.node.aval) if reflected else (hs.node.aval, so)
+        if a is last[0] and b is last[1]:
+            known = last[2]
         else:
+            plans = fixed if fixed is not None else cache_for(API[entry(self)].kernel)
+            known = plans.get((a, b))
+            if known and fixed is not None:
+                last[:] = a, b, known
+        if not known:
             return general(self, other)
-        plans = fixed_plans if fixed_plans is not None else \
-            cache_for(API[entry(self)].kernel)
-        if reflected:
-            run = plans.get((so, hs.node.aval))
-            if run:
-                try:
-                    return new(run(ho, hs))
-                except Exception:  # noqa: BLE001 - the general path raises TF's error
-                    pass
-        else:
-            run = plans.get((hs.node.aval, so))
-            if run:
-                try:
-                    return new(run(hs, ho))
-                except Exception:  # noqa: BLE001
-                    pass
-        return general(self, other)
+        run, shape, dtype = known
+        try:
+            out = run(ho, hs) if reflected else run(hs, ho)
+        except Exception:  # noqa: BLE001 - the general path raises TF's error
+            return general(self, other)
+        obj = _object_new(LazyTensor)  # ``_tensor.new`` with the plan's shape and dtype
+        d = obj.__dict__
+        d["_id"] = _next_id()
+        d["shape"] = shape
+        d["dtype"] = dtype
+        d["_h"] = out
+        return obj
     method.__name__ = general.__name__
     method.__doc__ = general.__doc__
     return method

@@ -23,7 +23,7 @@ import lazycore as lc
 
 from . import _state
 from ._convert import _PY_SCALARS, broadcast, int_range, scalar_accepted, to_core
-from ._tensor import LazyTensor, handle
+from ._tensor import LazyTensor, handle, meta
 from ._variable import Variable
 
 LAZY = frozenset({LazyTensor, Variable})  # exact classes: other subclasses go general
@@ -40,13 +40,20 @@ def cache_for(kernel) -> dict:
     return _CACHES.setdefault(kernel, {})
 
 
+TAPES, STOPPED = _state.active_tapes, _state.stopped
+
+
 def taping() -> bool:
     """While a tape records, operands are read by ``to_core`` and results wrapped by
     ``_dispatch.wrap``: both do the tape's bookkeeping."""
-    return bool(_state.active_tapes) or _state.stopped[0] > 0
+    return bool(TAPES) or STOPPED[0] > 0
 
 
 # -- deriving a plan -------------------------------------------------------------------------
+
+class _Fill(tuple):
+    """A plain scalar step: ``filled(v, dtype, shape)`` (runners inline it)."""
+
 
 def _scalar_step(kind: type, dtype: np.dtype, shape: tuple):
     """A Python scalar of type ``kind`` -> its fill (``to_core`` + broadcast), or None
@@ -61,7 +68,7 @@ def _scalar_step(kind: type, dtype: np.dtype, shape: tuple):
                 raise OverflowError(f"{v} does not fit {dtype}")
             return _filled(v, dtype, shape)
         return checked
-    return lambda v: _filled(v, dtype, shape)
+    return _Fill((dtype, shape))
 
 
 def _tensor_step(aval, shape: tuple):
@@ -71,9 +78,25 @@ def _tensor_step(aval, shape: tuple):
     return lambda t: _broadcast_to(t, shape)
 
 
+def _callable(step):
+    if isinstance(step, _Fill):
+        dtype, shape = step
+        return lambda v: _filled(v, dtype, shape)
+    return step
+
+
 def _runner(kernel, step_x, step_y):
+    """``(x, y) -> kernel(step_x(x), step_y(y))`` with as few Python frames as possible:
+    this runs once per traced op."""
     if step_x is None and step_y is None:
         return kernel
+    if step_x is None and isinstance(step_y, _Fill):
+        dtype, shape = step_y
+        return lambda x, y: kernel(x, _filled(y, dtype, shape))
+    if step_y is None and isinstance(step_x, _Fill):
+        dtype, shape = step_x
+        return lambda x, y: kernel(_filled(x, dtype, shape), y)
+    step_x, step_y = _callable(step_x), _callable(step_y)
     if step_x is None:
         return lambda x, y: kernel(x, step_y(y))
     if step_y is None:
@@ -109,17 +132,19 @@ def plan(kernel, sx, sy):
 def learn(plans: dict, key: tuple, kernel, result: lc.Tensor, x, y) -> None:
     """Keep the plan of signatures ``key`` if it reproduces ``result`` (the general
     path's, on the operands ``x``, ``y``: core handles or scalars); else mark the key
-    general. The kernel's dtype check passed for this key: the plan skips it."""
+    general. The kernel's dtype check passed for this key: the plan skips it. A plan
+    is ``(run, shape, dtype)``: its result's TensorShape and DType are known too."""
     if len(plans) >= _MAX_PLANS:
         plans.clear()
     run = plan(kernel, *key)
+    aval = result.node.aval
     if run is not None:
         try:
-            ok = run(x, y).node.aval == result.node.aval
+            ok = run(x, y).node.aval == aval
         except Exception:  # noqa: BLE001 - a plan that fails is no plan
             ok = False
         run = plan(getattr(kernel, "core_op", kernel), *key) if ok else None
-    plans[key] = run or False
+    plans[key] = (run, *meta(aval)) if run is not None else False
 
 
 # -- the general path of a binary kernel ------------------------------------------------------
@@ -148,7 +173,7 @@ def binary(kernel):
         known = plans.get(key) if sx is not None and sy is not None else False
         if known:
             try:
-                return known(hx, hy)
+                return known[0](hx, hy)
             except Exception:  # noqa: BLE001 - the general conversion raises TF's error
                 pass
         out = kernel(*broadcast(x, y))

@@ -141,6 +141,11 @@ def _meta(aval) -> tuple:
     return out
 
 
+def meta(aval) -> tuple:
+    """The ``shape`` and ``dtype`` fields of a LazyTensor holding a value of ``aval``."""
+    return _META.get(aval) or _meta(aval)
+
+
 _LAZY_CLASSES: dict[type, bool] = {}
 
 
