@@ -200,3 +200,28 @@ def test_copies_rebuilt_from_the_spec_resolve_their_value():
                                     expand_composites=True)
     assert copy is not x
     assert_same(copy + 1.0, tf.constant(np.arange(3, dtype=np.float32)) + 1.0)
+
+
+def test_threads_tracing_one_operator_with_different_signatures():
+    import threading
+
+    results, errors = {}, []
+
+    def work(dtype, shape):
+        try:
+            x, y = lazy(np.ones(shape, dtype)), lazy(np.ones(shape, dtype))
+            for _ in range(300):
+                x = x * y + 0
+            results[np.dtype(dtype).name] = (x.dtype, x.shape.as_list())
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=a)
+               for a in ((np.float32, (3,)), (np.float64, (2, 2)), (np.int32, (4,)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert results == {"float32": (tf.float32, [3]), "float64": (tf.float64, [2, 2]),
+                       "int32": (tf.int32, [4])}

@@ -25,10 +25,11 @@ def operator(general, entry, reflected: bool = False):
     ``entry`` names the table entry the general path calls, or is ``f(self) -> name``
     where that depends on ``self``'s dtype (which the plan key holds)."""
     fixed = cache_for(API[entry].kernel) if isinstance(entry, str) else None
-    # the last hit, (a, b, plan): a chain of ops sees the same aval objects again and
-    # again, and hashing two avals hashes two ``np.dtype``s (slow). It holds its avals,
-    # so an ``is`` match is an equal key.
-    last = [None, None, None]
+    # last[0] is the last hit, (a, b, plan): a chain of ops sees the same aval objects
+    # again and again, and hashing two avals hashes two ``np.dtype``s (slow). It holds
+    # its avals, so an ``is`` match is an equal key; one tuple, replaced whole, so a
+    # thread tracing beside this one never pairs a key with another key's plan.
+    last = [(None, None, None)]
 
     def taped(self, other):
         """While a tape records: the operands read and the result wrapped as the general
@@ -59,13 +60,14 @@ def operator(general, entry, reflected: bool = False):
             ho = other.__dict__.get("_h") or handle(other)
             so = ho.node.aval
         a, b = (so, hs.node.aval) if reflected else (hs.node.aval, so)
-        if a is last[0] and b is last[1]:
-            known = last[2]
+        memo = last[0]
+        if a is memo[0] and b is memo[1]:
+            known = memo[2]
         else:
             plans = fixed if fixed is not None else cache_for(API[entry(self)].kernel)
             known = plans.get((a, b))
             if known and fixed is not None:
-                last[:] = a, b, known
+                last[0] = (a, b, known)
         if not known:
             return general(self, other)
         run, shape, dtype = known
