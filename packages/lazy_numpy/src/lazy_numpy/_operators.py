@@ -13,7 +13,7 @@ of the loop dtype's range and ufuncs without a plan take the mixin's method unch
 
 from __future__ import annotations
 
-from operator import attrgetter
+from functools import partial
 
 import numpy as np
 
@@ -25,12 +25,9 @@ from ._array import LazyArray
 _Mixin = np.lib.mixins.NDArrayOperatorsMixin
 _SCALARS = frozenset({bool, int, float, complex})
 _BOOL = np.dtype(np.bool_)
-_MAX_PLANS = 1024  # per operator; a program with ever new shapes must not grow it forever
+_plans = lc.plans
 _filled = lc.trace.filled
 _cast = lc.numeric.cast
-_broadcast_to = lc.numeric.broadcast_to
-_tensor = attrgetter("_t")  # an operand that needs no step
-_filler = object()  # a scalar that needs only ``_filled``
 
 # dunder stem -> ufunc; the mixin's methods (same names) stay the general path
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
@@ -52,20 +49,20 @@ def _promotion_key(sig):
 
 
 def _runner(ufunc, sigs, inplace: bool):
-    """(operands...) -> result Tensor for operands of these signatures, or None where
-    the general path must run (no plan, or an in-place result that is not ``self``'s
-    dtype and shape)."""
+    """(core operands...) -> result Tensor for operands of these signatures, or None
+    where the general path must run (no plan, or an in-place result that is not
+    ``self``'s dtype and shape)."""
     shapes = tuple(None if isinstance(s, type) else s.shape for s in sigs)
     plan = _ufuncs.plan(ufunc, tuple(_promotion_key(s) for s in sigs), shapes)
     if plan is None:
         return None
     if inplace and (plan.out != sigs[0].dtype or plan.shape != sigs[0].shape):
         return None  # the general path casts into ``out`` (or raises)
-    preps = [_operand(s, d, k, plan.shape)
+    steps = [_step(s, d, k, plan.shape)
              for s, d, k in zip(sigs, plan.loop, plan.kernel_in, strict=True)]
-    if len(preps) == 1:
-        return _bind_unary(_kernel(plan), preps[0])
-    return _bind_binary(_kernel(plan), plan, preps)
+    if len(steps) == 1:
+        return _plans.unary_runner(_kernel(plan), steps[0])
+    return _plans.binary_runner(_kernel(plan), *steps)
 
 
 def _kernel(plan):
@@ -83,147 +80,63 @@ def _kernel(plan):
     return lambda *ts: _cast(kernel(*ts), out)
 
 
-def _bind_unary(kernel, prep):
-    """x -> result, with no step call for a plain LazyArray."""
-    if prep is _tensor:
-        return lambda x: kernel(x._t)
-    return lambda x: kernel(prep(x))
-
-
-def _bind_binary(kernel, plan, preps):
-    """(a, b) -> result; the common pairings spelled out, a call less per operand."""
-    prep_a, prep_b = preps
-    dtype_a, dtype_b = plan.loop
-    shape = plan.shape
-    if prep_a is _tensor and prep_b is _tensor:
-        return lambda a, b: kernel(a._t, b._t)
-    if prep_a is _tensor and prep_b is _filler:
-        return lambda a, b: kernel(a._t, _filled(b, dtype_b, shape))
-    if prep_a is _filler and prep_b is _tensor:
-        return lambda a, b: kernel(_filled(a, dtype_a, shape), b._t)
-    prep_a, prep_b = (_fill(dtype_a, shape) if prep_a is _filler else prep_a,
-                      _fill(dtype_b, shape) if prep_b is _filler else prep_b)
-    return lambda a, b: kernel(prep_a(a), prep_b(b))
-
-
-def _fill(dtype, shape):
-    """A scalar operand that needs only ``_filled``, outside the spelled-out pairings."""
-    return lambda v: _filled(v, dtype, shape)
-
-
-def _operand(sig, dtype, kernel_dtype, shape):
-    """x -> its kernel input, with only the steps ``call`` takes for this signature."""
+def _step(sig, dtype, kernel_dtype, shape):
+    """An operand's steps to its kernel input: those ``call`` takes for this signature."""
     if isinstance(sig, type):  # a Python scalar: ``tensor`` + broadcast, in one go
         if kernel_dtype is None:
-            return _filler  # ``_filled`` in the loop dtype, bound by ``_bind_binary``
+            return _plans.Fill(dtype, shape)
         return lambda v: _cast(_filled(v, dtype, shape), kernel_dtype)
-    steps = []
-    if sig.dtype != dtype:
-        steps.append(lambda t: _cast(t, dtype))
-    if sig.shape != shape:
-        steps.append(lambda t: _broadcast_to(t, shape))
-    if kernel_dtype is not None:
-        steps.append(lambda t: _cast(t, kernel_dtype))
-    if not steps:
-        return _tensor
-
-    def prepare(x):
-        t = x._t
-        for step in steps:
-            t = step(t)
-        return t
-    return prepare
+    return _plans.tensor_step(sig, dtype, shape, kernel_dtype)
 
 
-class _Plans(dict):
-    """One operator's runners by operand signatures (False: none, take the general
-    path). ``last`` repeats the latest hit: a loop keeps one signature, and comparing
-    its avals by identity skips hashing them."""
+class _Plans(_plans.PlanCache):
+    """One operator's runners, learned from the general path."""
 
-    __slots__ = ("ufunc", "inplace", "last")
+    __slots__ = ("ufunc", "inplace")
 
     def __init__(self, ufunc, inplace: bool = False):
         super().__init__()
-        self.ufunc, self.inplace, self.last = ufunc, inplace, (None, None, None)
-
-    def find(self, key):
-        run = self.get(key)
-        if run:
-            self.last = (*key, run)
-        return run
+        self.ufunc, self.inplace = ufunc, inplace
 
     def learn(self, key, general, *args):
         """A signature's first call: the general path answers (and raises what NumPy
         raises); only once it succeeded is the plan kept."""
         result = general(*args)
-        if len(self) >= _MAX_PLANS:
-            self.clear()
-        self[key] = _runner(self.ufunc, key, self.inplace) or False
+        self.keep(key, _runner(self.ufunc, key, self.inplace))
         return result
 
 
 # -- the operators ---------------------------------------------------------------------------
 
-def _forward(ufunc, general):
-    plans = _Plans(ufunc)
+def _binary(ufunc, general, reflected: bool = False, inplace: bool = False):
+    """``self <op> other`` (``other <op> self`` when ``reflected``; stored into ``self``
+    when ``inplace``) from the plan of the operands' signatures."""
+    plans = _Plans(ufunc, inplace)
 
     def method(self, other):
         kind = type(other)
-        sig = other._t.node.aval if kind is LazyArray else kind if kind in _SCALARS else None
+        if kind is LazyArray:
+            core = other._t
+            sig = core.node.aval
+        else:
+            core, sig = other, kind if kind in _SCALARS else None
         if sig is None or type(self) is not LazyArray:
             return general(self, other)
-        aval, last = self._t.node.aval, plans.last
-        run = last[-1] if aval is last[0] and sig is last[1] else plans.find((aval, sig))
+        mine = self._t
+        key = (sig, mine.node.aval) if reflected else (mine.node.aval, sig)
+        last = plans.last
+        run = last[-1] if key[0] is last[0] and key[1] is last[1] else plans.find(key)
         if run:
             try:
-                return LazyArray(run(self, other))
+                out = run(core, mine) if reflected else run(mine, core)
             except OverflowError:  # a Python int out of the loop dtype's range
-                pass
-        elif run is None:
-            return plans.learn((aval, sig), general, self, other)
-        return general(self, other)
-    return method
-
-
-def _reflected(ufunc, general):
-    plans = _Plans(ufunc)
-
-    def method(self, other):
-        kind = type(other)
-        sig = other._t.node.aval if kind is LazyArray else kind if kind in _SCALARS else None
-        if sig is None or type(self) is not LazyArray:
-            return general(self, other)
-        aval, last = self._t.node.aval, plans.last
-        run = last[-1] if sig is last[0] and aval is last[1] else plans.find((sig, aval))
-        if run:
-            try:
-                return LazyArray(run(other, self))
-            except OverflowError:
-                pass
-        elif run is None:
-            return plans.learn((sig, aval), general, self, other)
-        return general(self, other)
-    return method
-
-
-def _inplace(ufunc, general):
-    plans = _Plans(ufunc, inplace=True)
-
-    def method(self, other):
-        kind = type(other)
-        sig = other._t.node.aval if kind is LazyArray else kind if kind in _SCALARS else None
-        if sig is None or type(self) is not LazyArray:
-            return general(self, other)
-        aval, last = self._t.node.aval, plans.last
-        run = last[-1] if aval is last[0] and sig is last[1] else plans.find((aval, sig))
-        if run:
-            try:
-                self._t = run(self, other)
+                return general(self, other)
+            if inplace:
+                self._t = out
                 return self
-            except OverflowError:
-                pass
-        elif run is None:
-            return plans.learn((aval, sig), general, self, other)
+            return LazyArray(out)
+        if run is None:
+            return plans.learn(key, general, self, other)
         return general(self, other)
     return method
 
@@ -237,7 +150,7 @@ def _unary(ufunc, general):
         aval, last = self._t.node.aval, plans.last
         run = last[-1] if aval is last[0] else plans.find((aval,))
         if run:
-            return LazyArray(run(self))
+            return LazyArray(run(self._t))
         if run is None:
             return plans.learn((aval,), general, self)
         return general(self)
@@ -250,10 +163,10 @@ def install(cls=LazyArray) -> None:
         setattr(cls, name, factory(ufunc, getattr(_Mixin, name)))
 
     for stem, ufunc in BINARY.items():
-        put(f"__{stem}__", _forward, ufunc)
-        put(f"__r{stem}__", _reflected, ufunc)
-        put(f"__i{stem}__", _inplace, ufunc)
+        put(f"__{stem}__", _binary, ufunc)
+        put(f"__r{stem}__", partial(_binary, reflected=True), ufunc)
+        put(f"__i{stem}__", partial(_binary, inplace=True), ufunc)
     for stem, ufunc in COMPARISONS.items():
-        put(f"__{stem}__", _forward, ufunc)
+        put(f"__{stem}__", _binary, ufunc)
     for stem, ufunc in UNARY.items():
         put(f"__{stem}__", _unary, ufunc)

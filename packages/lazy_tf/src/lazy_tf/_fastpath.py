@@ -17,7 +17,7 @@ from ._convert import to_core
 from ._dispatch import wrap
 from ._plans import LAZY, SCALARS, STOPPED, TAPES, cache_for
 from ._table import API
-from ._tensor import LazyTensor, _next_id, _object_new, handle
+from ._tensor import build, handle
 
 
 def operator(general, entry, reflected: bool = False):
@@ -25,11 +25,6 @@ def operator(general, entry, reflected: bool = False):
     ``entry`` names the table entry the general path calls, or is ``f(self) -> name``
     where that depends on ``self``'s dtype (which the plan key holds)."""
     fixed = cache_for(API[entry].kernel) if isinstance(entry, str) else None
-    # last[0] is the last hit, (a, b, plan): a chain of ops sees the same aval objects
-    # again and again, and hashing two avals hashes two ``np.dtype``s (slow). It holds
-    # its avals, so an ``is`` match is an equal key; one tuple, replaced whole, so a
-    # thread tracing beside this one never pairs a key with another key's plan.
-    last = [(None, None, None)]
 
     def taped(self, other):
         """While a tape records: the operands read and the result wrapped as the general
@@ -60,14 +55,9 @@ def operator(general, entry, reflected: bool = False):
             ho = other.__dict__.get("_h") or handle(other)
             so = ho.node.aval
         a, b = (so, hs.node.aval) if reflected else (hs.node.aval, so)
-        memo = last[0]
-        if a is memo[0] and b is memo[1]:
-            known = memo[2]
-        else:
-            plans = fixed if fixed is not None else cache_for(API[entry(self)].kernel)
-            known = plans.get((a, b))
-            if known and fixed is not None:
-                last[0] = (a, b, known)
+        plans = fixed if fixed is not None else cache_for(API[entry(self)].kernel)
+        memo = plans.last  # a chain of ops sees the same aval objects: no hashing
+        known = memo[2] if a is memo[0] and b is memo[1] else plans.find((a, b))
         if not known:
             return general(self, other)
         run, shape, dtype = known
@@ -75,13 +65,7 @@ def operator(general, entry, reflected: bool = False):
             out = run(ho, hs) if reflected else run(hs, ho)
         except Exception:  # noqa: BLE001 - the general path raises TF's error
             return general(self, other)
-        obj = _object_new(LazyTensor)  # ``_tensor.new`` with the plan's shape and dtype
-        d = obj.__dict__
-        d["_id"] = _next_id()
-        d["shape"] = shape
-        d["dtype"] = dtype
-        d["_h"] = out
-        return obj
+        return build(out, shape, dtype)
     method.__name__ = general.__name__
     method.__doc__ = general.__doc__
     return method

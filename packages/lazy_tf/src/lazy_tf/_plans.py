@@ -28,16 +28,18 @@ from ._variable import Variable
 
 LAZY = frozenset({LazyTensor, Variable})  # exact classes: other subclasses go general
 SCALARS = frozenset(_PY_SCALARS)
-_MAX_PLANS = 1024  # per kernel; a program with ever new shapes must not grow it forever
-_CACHES: dict = {}   # kernel -> {(signature, signature): plan, or False for "general"}
+_CACHES: dict = {}   # kernel -> PlanCache {(signature, signature): plan, or False: general}
 _filled = lc.trace.filled
-_broadcast_to = lc.numeric.broadcast_to
 _broadcast_shapes = lc.numeric.broadcast_shapes
+_plans = lc.plans
 
 
-def cache_for(kernel) -> dict:
+def cache_for(kernel) -> lc.plans.PlanCache:
     """The plans of ``kernel`` (APIs sharing a kernel share its plans)."""
-    return _CACHES.setdefault(kernel, {})
+    cache = _CACHES.get(kernel)
+    if cache is None:
+        cache = _CACHES[kernel] = _plans.PlanCache()
+    return cache
 
 
 TAPES, STOPPED = _state.active_tapes, _state.stopped
@@ -50,10 +52,6 @@ def taping() -> bool:
 
 
 # -- deriving a plan -------------------------------------------------------------------------
-
-class _Fill(tuple):
-    """A plain scalar step: ``filled(v, dtype, shape)`` (runners inline it)."""
-
 
 def _scalar_step(kind: type, dtype: np.dtype, shape: tuple):
     """A Python scalar of type ``kind`` -> its fill (``to_core`` + broadcast), or None
@@ -68,40 +66,7 @@ def _scalar_step(kind: type, dtype: np.dtype, shape: tuple):
                 raise OverflowError(f"{v} does not fit {dtype}")
             return _filled(v, dtype, shape)
         return checked
-    return _Fill((dtype, shape))
-
-
-def _tensor_step(aval, shape: tuple):
-    """A lazy operand's broadcast to the result shape; None when it already has it."""
-    if aval.shape == shape:
-        return None
-    return lambda t: _broadcast_to(t, shape)
-
-
-def _callable(step):
-    if isinstance(step, _Fill):
-        dtype, shape = step
-        return lambda v: _filled(v, dtype, shape)
-    return step
-
-
-def _runner(kernel, step_x, step_y):
-    """``(x, y) -> kernel(step_x(x), step_y(y))`` with as few Python frames as possible:
-    this runs once per traced op."""
-    if step_x is None and step_y is None:
-        return kernel
-    if step_x is None and isinstance(step_y, _Fill):
-        dtype, shape = step_y
-        return lambda x, y: kernel(x, _filled(y, dtype, shape))
-    if step_y is None and isinstance(step_x, _Fill):
-        dtype, shape = step_x
-        return lambda x, y: kernel(_filled(x, dtype, shape), y)
-    step_x, step_y = _callable(step_x), _callable(step_y)
-    if step_x is None:
-        return lambda x, y: kernel(x, step_y(y))
-    if step_y is None:
-        return lambda x, y: kernel(step_x(x), y)
-    return lambda x, y: kernel(step_x(x), step_y(y))
+    return _plans.Fill(dtype, shape)
 
 
 def plan(kernel, sx, sy):
@@ -124,9 +89,9 @@ def plan(kernel, sx, sy):
             if step is None:
                 return None
         else:
-            step = _tensor_step(s, shape)
+            step = _plans.tensor_step(s, shape=shape)
         steps.append(step)
-    return _runner(kernel, *steps)
+    return _plans.binary_runner(kernel, *steps)
 
 
 def learn(plans: dict, key: tuple, kernel, result: lc.Tensor, x, y) -> None:
@@ -134,8 +99,6 @@ def learn(plans: dict, key: tuple, kernel, result: lc.Tensor, x, y) -> None:
     path's, on the operands ``x``, ``y``: core handles or scalars); else mark the key
     general. The kernel's dtype check passed for this key: the plan skips it. A plan
     is ``(run, shape, dtype)``: its result's TensorShape and DType are known too."""
-    if len(plans) >= _MAX_PLANS:
-        plans.clear()
     run = plan(kernel, *key)
     aval = result.node.aval
     if run is not None:
@@ -144,7 +107,7 @@ def learn(plans: dict, key: tuple, kernel, result: lc.Tensor, x, y) -> None:
         except Exception:  # noqa: BLE001 - a plan that fails is no plan
             ok = False
         run = plan(getattr(kernel, "core_op", kernel), *key) if ok else None
-    plans[key] = (run, *meta(aval)) if run is not None else False
+    plans.keep(key, (run, *meta(aval)) if run is not None else None)
 
 
 # -- the general path of a binary kernel ------------------------------------------------------

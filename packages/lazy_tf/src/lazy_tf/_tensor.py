@@ -161,9 +161,13 @@ def is_lazy_class(cls: type) -> bool:
 def new(t: lc.Tensor, cls=LazyTensor):
     """Wrap a core handle (fast path: fields are valid by construction). Every traced
     op ends here, so it is a few dict stores: no validation, no side-table entry."""
-    obj = _object_new(cls)
     aval = t.node.aval
-    shape, dtype = _META.get(aval) or _meta(aval)
+    return build(t, *(_META.get(aval) or _meta(aval)), cls)
+
+
+def build(t: lc.Tensor, shape, dtype, cls=LazyTensor):
+    """``new`` with the TensorShape and DType already known (a plan carries them)."""
+    obj = _object_new(cls)
     d = obj.__dict__
     d["_id"] = _next_id()
     d["shape"] = shape

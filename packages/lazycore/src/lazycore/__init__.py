@@ -26,6 +26,7 @@ from . import (  # noqa: E402
     metrics,
     numeric,
     ops,
+    plans,
     random,
     runtime,
     sharding,  # noqa: E402

@@ -75,27 +75,10 @@ def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
     hashes = shape.hashes
     nodes: list = [None] * len(hashes)
     placed: set[Node] = set()  # nodes hash and compare by identity
-    for root, p in zip(roots, shape.output_positions, strict=True):
-        current = nodes[p]
-        if current is None:
-            if root in placed:
-                return None
-            nodes[p] = root
-            placed.add(root)
-        elif current is not root:
+    for children, positions in _edges(shape, nodes, roots):
+        if len(children) != len(positions):
             return None
-    operand_positions = shape.operand_positions
-    for p in range(len(hashes) - 1, -1, -1):
-        node = nodes[p]
-        if node is None or node.hash != hashes[p]:
-            return None
-        positions = operand_positions[p]
-        if not positions:
-            continue
-        operands = node.operands
-        if len(operands) != len(positions):
-            return None
-        for child, q in zip(operands, positions, strict=True):
+        for child, q in zip(children, positions, strict=True):
             current = nodes[q]
             if current is None:
                 if child in placed:
@@ -104,9 +87,25 @@ def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
                 placed.add(child)
             elif current is not child:
                 return None
+    if None in nodes:
+        return None
     inputs = [nodes[i] for i in shape.input_positions]
-    return Program(nodes, operand_positions, shape.input_positions, shape.output_positions,
-                   shape.key, inputs)
+    return Program(nodes, shape.operand_positions, shape.input_positions,
+                   shape.output_positions, shape.key, inputs)
+
+
+def _edges(shape: _Shape, nodes: list, roots: list[Node]):
+    """(children, their positions): the roots first, then each placed node's operands,
+    parents before children; stops at a position whose node is missing or differs."""
+    yield roots, shape.output_positions
+    hashes, operand_positions = shape.hashes, shape.operand_positions
+    for p in range(len(hashes) - 1, -1, -1):
+        node = nodes[p]
+        if node is None or node.hash != hashes[p]:
+            nodes[p] = None  # marks the mismatch for ``_replay``
+            return
+        if operand_positions[p]:
+            yield node.operands, operand_positions[p]
 
 
 def _walk(roots: list[Node]) -> Program:

@@ -19,6 +19,7 @@ from .ops import registry
 from .tensor import Tensor
 
 _BAKED = (0, 1, -1)
+_COMPLEX = (complex, np.complexfloating)
 trace_time = metrics._trace_time  # [ops traced since reset, seconds]
 pending_limit = metrics._pending_limit  # [trace_time[0] value at which to cut the trace]
 
@@ -125,7 +126,7 @@ def constant(value, dtype=None) -> Tensor:
 
 def _is_baked(value) -> bool:
     try:
-        return bool(value in _BAKED) and not isinstance(value, complex | np.complexfloating)
+        return bool(value in _BAKED) and not isinstance(value, _COMPLEX)
     except (TypeError, ValueError):
         return False
 
