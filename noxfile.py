@@ -3,7 +3,15 @@
 Bare `nox` runs every tests_* session and lint. Every install is pinned with
 `-c constraints.txt` so a fresh virtualenv never resolves an unpinned (e.g. CUDA) torch.
 Arguments after `--` are passed to pytest: `nox -s tests_core -- -k foo`.
+
+Under CI (``CI`` set, as on the CI machine) each session deletes its virtualenv and
+scratch files when it ends: a venv with torch, TensorFlow and JAX is ~3 GB, the nine
+together ~14 GB, more than a CI machine's disk may hold.
 """
+
+import functools
+import os
+import shutil
 
 import nox
 
@@ -32,6 +40,25 @@ TEST_DEPS = ("pytest", "hypothesis", "pytest-xdist")
 TEST_ENV = {"PYTHONHASHSEED": "0", "JAX_PLATFORMS": "cpu"}
 
 
+PRUNE_AFTER_SESSION = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def session(func):
+    """A nox session whose scratch files live in its venv, and that frees its venv in CI."""
+
+    @functools.wraps(func)
+    def run(session: nox.Session) -> None:
+        scratch = os.path.abspath(session.create_tmp())  # sets TMPDIR: pytest's tmp_path, compiler caches
+        session.env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "inductor")
+        try:
+            func(session)
+        finally:
+            if PRUNE_AFTER_SESSION and session.virtualenv.location:
+                shutil.rmtree(session.virtualenv.location, ignore_errors=True)
+
+    return nox.session(run)
+
+
 def _install(session: nox.Session, *args: str) -> None:
     session.install(*CONSTRAINTS, *args)
 
@@ -42,38 +69,38 @@ def _pytest(session: nox.Session, *test_dirs: str, env: dict | None = None) -> N
                 success_codes=[0, 5])
 
 
-@nox.session
+@session
 def tests_core(session: nox.Session) -> None:
     _install(session, *CORE, *TEST_DEPS)
     _pytest(session, "tests/core")
 
 
-@nox.session
+@session
 def tests_numpy(session: nox.Session) -> None:
     _install(session, *CORE, *NUMPY, *TEST_DEPS, "array-api-strict", "numexpr")
     _pytest(session, "tests/numpy")
 
 
-@nox.session
+@session
 def tests_torch(session: nox.Session) -> None:
     _install(session, *CORE, *TORCH, *TEST_DEPS, "expecttest")
     _pytest(session, "tests/torch")
 
 
-@nox.session
+@session
 def tests_tf(session: nox.Session) -> None:
     _install(session, *CORE, *TF, *TEST_DEPS)
     _pytest(session, "tests/tf")
 
 
-@nox.session
+@session
 def tests_cross(session: nox.Session) -> None:
     _install(session, *ALL_PACKAGES, *TEST_DEPS)
     # one trace across frontends, and robustness (fuzzing, soak, bad input) of each
     _pytest(session, "tests/cross", "tests/robustness")
 
 
-@nox.session
+@session
 def fuzz(session: nox.Session) -> None:
     """The long differential-fuzzing profile (thousands of programs per frontend)."""
     _install(session, *ALL_PACKAGES, *TEST_DEPS)
@@ -82,7 +109,7 @@ def fuzz(session: nox.Session) -> None:
                 "FUZZ_EXAMPLES": examples})
 
 
-@nox.session
+@session
 def tests_sharding(session: nox.Session) -> None:
     # Its own process: XLA must see the flag before jax starts (tests/sharding/conftest.py
     # sets it too, for a plain `pytest tests/sharding`).
@@ -91,13 +118,13 @@ def tests_sharding(session: nox.Session) -> None:
     session.run("pytest", "tests/sharding", *session.posargs, env=env)
 
 
-@nox.session
+@session
 def lint(session: nox.Session) -> None:
     _install(session, "ruff")
     session.run("ruff", "check", ".", *session.posargs)
 
 
-@nox.session
+@session
 def demo(session: nox.Session) -> None:
     _install(session, *CORE, *TORCH)
     session.run("python", "demo/demo.py", *session.posargs)
@@ -106,14 +133,14 @@ def demo(session: nox.Session) -> None:
 BENCH_DEPS = ("numexpr",)  # torch.compile (inductor, CPU) needs only torch and a C compiler
 
 
-@nox.session
+@session
 def tests_bench(session: nox.Session) -> None:
     # Runs `python -m benchmarks --quick` in a subprocess: proves the suite runs, no timing.
     _install(session, *ALL_PACKAGES, *BENCH_DEPS, *TEST_DEPS)
     _pytest(session, "tests/bench")
 
 
-@nox.session
+@session
 def bench(session: nox.Session) -> None:
     # `nox -s bench -- --quick` for tiny sizes; `-- --update-docs` refreshes docs/performance.md.
     _install(session, *ALL_PACKAGES, *BENCH_DEPS)
@@ -127,7 +154,7 @@ REUSE_OUT = ("--markdown", "docs/_generated/reuse.md", "--json", "docs/_generate
              "--coverage", "docs/_generated/coverage.md")
 
 
-@nox.session
+@session
 def tests_tools(session: nox.Session) -> None:
     # Cheap: reuse-metrics fixture test, the lazy_numpy wheel-install test, the docs
     # build (warnings as errors) and every docs example that needs no torch/TF.
@@ -135,7 +162,7 @@ def tests_tools(session: nox.Session) -> None:
     _pytest(session, "tests/tools")
 
 
-@nox.session
+@session
 def reuse(session: nox.Session) -> None:
     # tools/reuse_metrics.py is stdlib-only (it reads the source tree); the frameworks are
     # installed only so that --entries can count each frontend's registered API entries.
@@ -144,7 +171,7 @@ def reuse(session: nox.Session) -> None:
     session.run("python", "tools/reuse_metrics.py", *(session.posargs or ("--entries", *REUSE_OUT)))
 
 
-@nox.session
+@session
 def build(session: nox.Session) -> None:
     # A wheel and an sdist for every package, into dist/.
     _install(session, "build")
@@ -153,7 +180,7 @@ def build(session: nox.Session) -> None:
                     f"packages/{name}")
 
 
-@nox.session
+@session
 def docs(session: nox.Session) -> None:
     # Refresh the generated tables, build the site with warnings as errors into
     # docs/_build/html, then execute every code example with every framework installed.
