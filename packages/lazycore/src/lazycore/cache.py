@@ -51,7 +51,7 @@ def size() -> int:
 # processes (op names, attributes, operand positions, leaf avals, constants, donation,
 # placement, jax version, backend), so a second process skips tracing-to-HLO *and* XLA
 # compilation. The format version is in the file name: an upgrade never reads old files.
-_FORMAT = "lazycore-exe-v1"
+_FORMAT = "lazycore-exe-v2"  # v2: host scalars passed packed (lowering.ArgLayout)
 
 
 def program_digest(program, donate, placement_key=None) -> str:

@@ -22,7 +22,7 @@ from . import cache, diagnostics, metrics, sharding
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node
-from .lowering import Program, linearize, lower
+from .lowering import Program, arg_layout, layout_args, linearize, lower
 
 # Live handles as weak references in a set; a dead handle's ref removes itself via
 # ``set.discard`` (a C callback), so registering costs well under a microsecond.
@@ -170,7 +170,7 @@ def _run(targets, full: bool, cause: str):
     try:
         placement = sharding.plan(program)  # None unless a mesh is involved
         executable = _executable(program, donate, cause, site, placement)
-        args = placement.args if placement else [n.value for n in program.inputs]
+        args = placement.args if placement else layout_args(arg_layout(program), program.inputs)
         start = time.perf_counter()
         outputs = executable(*args)
     except ExecutionError:
