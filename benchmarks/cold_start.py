@@ -14,6 +14,10 @@ construction excluded and reported as ``import_s`` / ``setup_s``):
 Processes run with ``PYTHONHASHSEED`` removed from the environment (random, as users
 run), except in the seeded mode.
 
+Each mode runs ``REPEATS`` times (fresh processes, fresh cache directories) and reports
+the median first step: a single process's first step varies by tens of percent with
+page-cache and allocator state, more than the ms-scale steps being compared.
+
 Workloads: the MLP training step (``train_step``'s) for lazy_torch, lazy_tf and
 hand-written ``jax.jit`` (JAX's own persistent cache, for reference), and numexpr's
 ``where`` expression for lazy_numpy. The target compares ``cache_second`` with
@@ -40,6 +44,7 @@ WORKLOADS = {
     "jax_jit": ("train_step", "mlp"),
 }
 QUICK_IMPLS = ("lazy_numpy", "jax_jit")
+REPEATS = 3  # full runs; --quick runs each mode once
 
 
 def _env(impl: str, cache_dir: str | None, seed: str | None = None) -> dict:
@@ -100,6 +105,6 @@ def run(quick: bool) -> list[dict]:
     for impl in impls:
         if not selected(impl):
             continue
-        rows += _one(impl, quick, repeats=1)
+        rows += _one(impl, quick, repeats=1 if quick else REPEATS)
     return rows
 
