@@ -12,6 +12,7 @@ import numpy as np
 
 import lazycore as lc
 
+from .._convert import np_dtype
 from .common import D, full_like, num, ops, wrap_dim
 from .registry import lower
 
@@ -103,6 +104,64 @@ def log_softmax(x, dim, half_to_float=False):
     if x.ndim == 0:
         return num.full((), 0, x.dtype)
     return num.log_softmax(x, wrap_dim(dim, x.ndim))
+
+
+# Backward of (log_)softmax and relu directly, instead of PyTorch's decompositions (which
+# dispatch several ATen ops each). Covered: grad, output and input_dtype all one floating
+# dtype; half types compute in float32 and round once, as the decompositions do. Anything
+# else (mixed dtypes, broadcasting) returns NotImplemented: the decomposition runs.
+_OPMATH = (D.float16, D.bfloat16)
+
+
+def _softmax_grad_args(grad, output, dim, input_dtype):
+    dt = grad.dtype
+    if (output.dtype != dt or grad.shape != output.shape or not D.is_floating(dt)
+            or np_dtype(input_dtype) != dt):
+        return None
+    axis = wrap_dim(dim, grad.ndim)
+    if dt in _OPMATH:
+        grad, output = num.cast(grad, D.float32), num.cast(output, D.float32)
+    return grad, output, axis, dt
+
+
+def _sum_back(x, axis):
+    """``sum(x, axis, keepdim=True)`` broadcast back to ``x``'s shape."""
+    if x.ndim == 0:
+        return x
+    return num.broadcast_to(num.sum(x, axis=(axis,), keepdims=True), x.shape)
+
+
+@lower("_log_softmax_backward_data.default")
+def log_softmax_backward(grad, output, dim, input_dtype):
+    """grad - exp(output) * sum(grad, dim)."""
+    covered = _softmax_grad_args(grad, output, dim, input_dtype)
+    if covered is None:
+        return NotImplemented
+    g, out, axis, dt = covered
+    gi = ops.sub(g, ops.mul(ops.exp(out), _sum_back(g, axis)))
+    return gi if gi.dtype == dt else num.cast(gi, dt)
+
+
+@lower("_softmax_backward_data.default")
+def softmax_backward(grad, output, dim, input_dtype):
+    """grad * output - output * sum(grad * output, dim)."""
+    covered = _softmax_grad_args(grad, output, dim, input_dtype)
+    if covered is None:
+        return NotImplemented
+    g, out, axis, dt = covered
+    go = ops.mul(g, out)
+    gi = ops.sub(go, ops.mul(out, _sum_back(go, axis)))
+    return gi if gi.dtype == dt else num.cast(gi, dt)
+
+
+@lower("threshold_backward.default")
+def threshold_backward(grad, x, threshold):
+    """where(x <= threshold, 0, grad): NaN in ``x`` compares False, so its grad passes."""
+    if (grad.dtype != x.dtype or grad.shape != x.shape or not D.is_floating(x.dtype)
+            or type(threshold) not in (int, float)):
+        return NotImplemented
+    dead = ops.le(x, full_like(x, threshold))
+    return ops.select(dead, full_like(grad, 0), grad)
 
 
 # -- convolution ------------------------------------------------------------------------------
