@@ -63,3 +63,28 @@ def test_loop_results_and_one_compile():
         lc.sync([w])
         np.testing.assert_allclose(w.numpy(), np.full(3, 0.5 ** (step + 1)), rtol=1e-6)
     assert lc.metrics.counters().get("compiles", 0) - before <= 1
+
+
+def test_program_key_hashes_once_and_pickles_without_its_hash():
+    import pickle
+
+    from lazycore.ir import Frozen, freeze
+
+    x, y = _data([1.0, 2.0], [3.0, 4.0])
+    program = linearize([lc.ops.add(x, y).node])
+    assert isinstance(program.key, Frozen)
+    assert hash(program.key) == hash(tuple(program.key))
+    again = pickle.loads(pickle.dumps(program.key))
+    assert again == program.key and "_hash" not in again.__dict__
+    assert freeze(program.key) is program.key  # already frozen: passed through
+
+
+def test_vjp_subprogram_attribute_is_frozen_once():
+    from lazycore.ir import Frozen
+
+    x, = _data([1.0, 2.0])
+    y = lc.numeric.sum(lc.ops.mul(x, x))
+    (g,) = lc.grad([y], [x])
+    vjp_node = g.node.operands[0]
+    assert isinstance(dict(vjp_node.attrs)["program"], Frozen)
+    np.testing.assert_allclose(g.numpy(), [2.0, 4.0])

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import ops
 from .dtypes import is_inexact
-from .ir import LEAF_OPS, Node
+from .ir import LEAF_OPS, Frozen, Node
 from .ops.registry import OPS, defop
 from .tensor import Tensor
 
@@ -70,7 +70,7 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
     for r in outputs:
         kind, i = position[id(r)]
         outs.append(n_args + i if kind == "node" else flat((kind, i)))
-    return tuple(instructions), leaves, reached, tuple(outs)
+    return Frozen(instructions), leaves, reached, tuple(outs)
 
 
 def interpret(instructions, args, outputs):

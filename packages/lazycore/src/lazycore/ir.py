@@ -76,13 +76,29 @@ def _value_key(value) -> tuple:
 _PLAIN = frozenset({int, float, str, bool, type(None)})
 
 
+class Frozen(tuple):
+    """A tuple already frozen and hashed once. Used for values with hundreds of nested
+    parts that would otherwise be walked and re-hashed every step: a program's cache
+    key, and a ``vjp`` node's sub-program attribute (``freeze`` passes it through)."""
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = tuple.__hash__(self)
+            return self._hash
+
+    def __reduce__(self):  # the cached hash is per process (str hashes are salted)
+        return (Frozen, (tuple(self),))
+
+
 def freeze(value):
     """Make an attribute value hashable (lists -> tuples, dtype-likes kept).
 
     Runs for every traced op with attributes: plain values and flat tuples of plain
     values (the common case: shapes, axes) return at once."""
     kind = type(value)
-    if kind in _PLAIN:
+    if kind in _PLAIN or kind is Frozen:
         return value
     if kind is tuple:
         for v in value:

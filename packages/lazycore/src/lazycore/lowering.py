@@ -15,7 +15,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from .ir import Node
+from .ir import Frozen, Node
 from .ops.registry import OPS
 
 
@@ -71,41 +71,40 @@ def linearize(roots: list[Node]) -> Program:
 
 def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
     """``shape``'s program over the new nodes, or None if the graph differs in any
-    node hash, operand or sharing (each position must hold exactly one node)."""
-    hashes = shape.hashes
-    nodes: list = [None] * len(hashes)
-    placed: set[Node] = set()  # nodes hash and compare by identity
-    for children, positions in _edges(shape, nodes, roots):
-        if len(children) != len(positions):
+    node hash, operand or sharing (each position must hold exactly one node).
+
+    One flat loop over positions, parents before children (they are post-order):
+    each node places its operands at the recorded positions or finds them there."""
+    hashes, operand_positions = shape.hashes, shape.operand_positions
+    n = len(hashes)
+    nodes: list = [None] * n
+    if len(roots) != len(shape.output_positions):
+        return None
+    for root, q in zip(roots, shape.output_positions):
+        if nodes[q] is None:
+            nodes[q] = root
+        elif nodes[q] is not root:
             return None
-        for child, q in zip(children, positions, strict=True):
-            current = nodes[q]
-            if current is None:
-                if child in placed:
-                    return None
-                nodes[q] = child
-                placed.add(child)
-            elif current is not child:
+    for p in range(n - 1, -1, -1):
+        node = nodes[p]
+        if node is None or node.hash != hashes[p]:
+            return None
+        positions = operand_positions[p]
+        if positions:
+            operands = node.operands
+            if len(operands) != len(positions):
                 return None
-    if None in nodes:
+            for child, q in zip(operands, positions):
+                current = nodes[q]
+                if current is None:
+                    nodes[q] = child
+                elif current is not child:
+                    return None
+    if len(set(nodes)) != n:  # a node at two positions: the new graph shares more
         return None
     inputs = [nodes[i] for i in shape.input_positions]
     return Program(nodes, shape.operand_positions, shape.input_positions,
                    shape.output_positions, shape.key, inputs)
-
-
-def _edges(shape: _Shape, nodes: list, roots: list[Node]):
-    """(children, their positions): the roots first, then each placed node's operands,
-    parents before children; stops at a position whose node is missing or differs."""
-    yield roots, shape.output_positions
-    hashes, operand_positions = shape.hashes, shape.operand_positions
-    for p in range(len(hashes) - 1, -1, -1):
-        node = nodes[p]
-        if node is None or node.hash != hashes[p]:
-            nodes[p] = None  # marks the mismatch for ``_replay``
-            return
-        if operand_positions[p]:
-            yield node.operands, operand_positions[p]
 
 
 def _walk(roots: list[Node]) -> Program:
@@ -135,7 +134,7 @@ def _walk(roots: list[Node]) -> Program:
     inputs = [nodes[i] for i in input_positions]
     key_parts = tuple(zip([n.hash for n in nodes], operand_positions, strict=True))
     outputs = [position[r] for r in roots]
-    key = (key_parts, tuple(outputs))
+    key = Frozen((key_parts, tuple(outputs)))
     return Program(nodes, operand_positions, input_positions, outputs, key, inputs)
 
 
@@ -191,9 +190,24 @@ class ArgLayout(NamedTuple):
     packed: tuple[tuple[np.dtype, tuple[int, ...]], ...]
 
 
+_LAYOUTS: dict[Frozen, ArgLayout] = {}
+
+
 def arg_layout(program: Program, shardings=None) -> ArgLayout:
-    """The layout of ``program``'s inputs (a function of its cache key). Inputs with a
-    mesh sharding are never packed: each keeps the placement ``sharding.plan`` chose."""
+    """The layout of ``program``'s inputs (a function of its cache key, remembered per
+    key). Inputs with a mesh sharding are never packed: each keeps the placement
+    ``sharding.plan`` chose."""
+    if shardings is not None:
+        return _arg_layout(program, shardings)
+    layout = _LAYOUTS.get(program.key)
+    if layout is None:
+        if len(_LAYOUTS) >= _MAX_SHAPES:
+            _LAYOUTS.clear()
+        layout = _LAYOUTS[program.key] = _arg_layout(program, None)
+    return layout
+
+
+def _arg_layout(program: Program, shardings) -> ArgLayout:
     inputs = program.inputs
     groups: dict = {}
     if shardings is None:
