@@ -5,6 +5,13 @@ batch, so the first step's loss is the same number everywhere (checked against e
 PyTorch). A step ends in a host-visible loss (``float``); the lazy ones sync the step
 barrier first, so the parameter updates are computed in the timed step too.
 
+Case ``mlp_pipelined`` runs the same MLP steps the way training loops usually read
+the loss: every ``PIPELINE``-th step. Each lazy step still ends in its barrier
+(``sync``/``mark_step``), but only the last step of a run reads the loss, so the
+tracing of step n+1 overlaps XLA's asynchronous execution of step n (as in
+PyTorch/XLA); ``jax.jit`` dispatches asynchronously too. Times are per step (a run's
+time divided by ``PIPELINE``), and every run still ends in a host-visible loss.
+
 * MLP 784-512-512-10, batch 128: eager PyTorch, lazy_torch, ``torch.compile`` (model and
   optimizer step), hand-written ``jax.jit`` (AdamW written out, buffers donated), and one
   TF function run eagerly, by lazy_tf, and by ``tf.function(jit_compile=True)``.
@@ -28,6 +35,7 @@ from ._probe import probe
 BENCH = "train_step"
 LR, BETA1, BETA2, EPS, WD = 1e-3, 0.9, 0.999, 1e-8, 1e-2
 
+PIPELINE = 10  # steps per timed run in the pipelined case (the loss is read once)
 MLP_IMPLS = ("eager_torch", "lazy_torch", "torch_compile", "jax_jit", "eager_tf", "lazy_tf",
              "tf_xla")
 TRANSFORMER_IMPLS = ("eager_torch", "lazy_torch", "torch_compile")
@@ -118,14 +126,14 @@ def _torch_step(case, cfg, device=None, compiled=False, barrier=None):
     if barrier is not None:
         barrier()
 
-    def step():
+    def step(observe=True):
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(forward(x), y)
         loss.backward()
         opt_step()
         if barrier is not None:
             barrier()
-        return loss.item()
+        return loss.item() if observe else None
 
     return step
 
@@ -187,10 +195,10 @@ def jax_jit(case, cfg):
     jtrain = jax.jit(train, donate_argnums=(0, 1, 2, 3))
     state = [params, m, v, t]
 
-    def step():
+    def step(observe=True):
         out = jtrain(*state, x, y)
         state[:] = out[:4]
-        return float(out[4])
+        return float(out[4]) if observe else None
 
     return step
 
@@ -240,7 +248,7 @@ def eager_tf(case, cfg):
     _threads.tf_threads()
     x, y = _tf_inputs(tf, case, cfg, tf.convert_to_tensor)
     step = tf_mlp_step(tf, tf.Variable, tf.GradientTape, cfg, x, y)
-    return lambda: float(step().numpy())
+    return _observing(step)
 
 
 def tf_xla(case, cfg):
@@ -252,7 +260,14 @@ def tf_xla(case, cfg):
     x, y = _tf_inputs(tf, case, cfg, tf.convert_to_tensor)
     step = tf.function(tf_mlp_step(tf, tf.Variable, tf.GradientTape, cfg, x, y),
                        jit_compile=True)
-    return lambda: float(step().numpy())
+    return _observing(step)
+
+
+def _observing(step):
+    def run(observe=True):
+        loss = step()
+        return float(loss.numpy()) if observe else None
+    return run
 
 
 def lazy_tf(case, cfg):
@@ -267,17 +282,30 @@ def lazy_tf(case, cfg):
     step = tf_mlp_step(tf, ltf.Variable, ltf.GradientTape, cfg, x, y)
     ltf.sync()
 
-    def run():
+    def run(observe=True):
         loss = step()
         ltf.sync()
-        return float(loss)
+        return float(loss) if observe else None
 
     return run
 
 
 IMPLS = {"eager_torch": eager_torch, "lazy_torch": lazy_torch, "torch_compile": torch_compile,
          "jax_jit": jax_jit, "eager_tf": eager_tf, "lazy_tf": lazy_tf, "tf_xla": tf_xla}
-CASES = {"mlp": MLP_IMPLS, "transformer": TRANSFORMER_IMPLS}
+CASES = {"mlp": MLP_IMPLS, "mlp_pipelined": MLP_IMPLS, "transformer": TRANSFORMER_IMPLS}
+
+
+def pipelined(make, steps: int):
+    """A run of ``steps`` training steps that reads only the last loss."""
+    def setup():
+        step = make()
+
+        def run():
+            for _ in range(steps - 1):
+                step(False)
+            return step(True)
+        return run
+    return setup
 
 
 def make_step(case: str, impl: str, quick: bool):
@@ -302,19 +330,34 @@ def run(quick: bool, memory: bool = True) -> list[dict]:
     for case, impls in CASES.items():
         if quick and case != "mlp":  # CI time: inductor's compile of the transformer is ~1 min
             impls = tuple(i for i in impls if i != "torch_compile")
-        cfg = config(case, quick)
+        model = "mlp" if case == "mlp_pipelined" else case
+        steps = (2 if quick else PIPELINE) if case == "mlp_pipelined" else 1
+        cfg = config(model, quick)
         reference = None
         for impl in impls:
-            r, first = measure(BENCH, case, impl, partial(IMPLS[impl], case, cfg),
+            setup = partial(IMPLS[impl], model, cfg)
+            r, first = measure(BENCH, case, impl, pipelined(setup, steps) if steps > 1 else setup,
                                quick=quick, reference=reference, rtol=1e-4, atol=1e-5,
                                extra={"config": cfg})
             if impl == "eager_torch" and first is not None:
-                reference = first  # every later implementation must agree on step one
+                reference = first  # every later implementation must agree with eager PyTorch
                 r["first_loss"] = first
-            if memory and not r.get("skipped") and (not quick or impl == "eager_torch"):
+            if steps > 1:
+                _per_step(r, steps)
+            elif memory and not r.get("skipped") and (not quick or impl == "eager_torch"):
                 r.update(_memory(case, impl, quick))
             rows.append(r)
     return rows
+
+
+def _per_step(r: dict, steps: int) -> None:
+    """A pipelined row's times per step; its first call is ``steps`` steps (the plain
+    case reports compile time), so it is dropped."""
+    for k in ("median_s", "min_s", "p25_s", "p75_s"):
+        if r.get(k) is not None:
+            r[k] /= steps
+    r.pop("compile_s", None)
+    r["steps_per_run"] = steps
 
 
 def _memory(case: str, impl: str, quick: bool) -> dict:

@@ -53,7 +53,9 @@ def test_quick_suite_runs_and_writes_json(tmp_path):
                         ("trace_overhead", "numpy"), ("cold_start", "jax_jit")]:
         assert (bench, impl) in seen
     train = [r for r in own if r["bench"] == "train_step" and r["impl"] == "eager_torch"]
-    assert all(r.get("peak_mb") is not None for r in train), train
+    assert all(r.get("peak_mb") is not None for r in train if "steps_per_run" not in r), train
+    pipelined = [r for r in train if "steps_per_run" in r]  # memory is the plain case's
+    assert pipelined and all(r["steps_per_run"] > 1 for r in pipelined), train
     assert [t["status"] for t in doc["targets"]]
 
     md = (tmp_path / "quick.md").read_text()
