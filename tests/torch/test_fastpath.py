@@ -10,7 +10,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import lazy_torch as lt
-from lazy_torch import _tensor
+from lazy_torch import _fastpath, _tensor
 
 OPS = [operator.add, operator.sub, operator.mul, operator.truediv]
 TENSORS = {
@@ -113,3 +113,124 @@ def test_int_overflow_raises_like_eager():
         x + 2**70
     with pytest.raises(type(eager.value)):
         x.to(lt.device()) + 2**70
+
+
+# -- methods (optimizer steps): mul_, lerp_, addcdiv_, sqrt, ... ----------------------------
+
+METHOD_CALLS = {
+    "mul_": lambda a, b: a.mul_(0.9),
+    "mul_int": lambda a, b: a.mul_(2),
+    "mul_tensor": lambda a, b: a.mul_(b),
+    "div_": lambda a, b: a.div_(4),
+    "add_alpha": lambda a, b: a.add_(b, alpha=-0.5),
+    "add_scalar": lambda a, b: a.add_(1e-3),
+    "sub_": lambda a, b: a.sub_(b),
+    "lerp_": lambda a, b: a.lerp_(b, 0.1),
+    "addcmul_": lambda a, b: a.addcmul_(b, b, value=0.01),
+    "addcdiv_": lambda a, b: a.addcdiv_(b, b.abs() + 1, value=-0.1),
+    "sqrt": lambda a, b: a.sqrt(),
+    "add_positional_alpha": lambda a, b: a.add_(b, 2),
+    "lerp_wrong_arity": lambda a, b: a.lerp_(b),
+    "addcmul_scalar_arg": lambda a, b: a.addcmul_(b, 2.0),
+    "mul_huge_int": lambda a, b: a.mul_(2**70),
+}
+METHOD_DTYPES = {"f32": torch.float32, "f64": torch.float64, "i64": torch.int64}
+
+
+@pytest.mark.parametrize("call", METHOD_CALLS)
+@pytest.mark.parametrize("dtype", METHOD_DTYPES)
+@pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
+def test_methods_match_eager(call, dtype, grad):
+    fn = METHOD_CALLS[call]
+    a = torch.tensor([1.5, -2.0, 3.0, 0.25]).to(METHOD_DTYPES[dtype])
+    b = torch.tensor([0.5, 4.0, -1.0, 2.0]).to(METHOD_DTYPES[dtype])
+    la, lb = a.to(lt.device()), b.to(lt.device())
+    with torch.set_grad_enabled(grad):
+        want, want_err = _outcome(lambda: fn(a, b))
+        version = la._version
+        got, got_err = _outcome(lambda: fn(la, lb))
+    assert got_err == want_err
+    if want_err is None:
+        _same(got, want)
+        _same(la, a)
+        assert (got is la) == (want is a)
+        assert la._version - version == (1 if got is la else 0)
+
+
+@pytest.mark.parametrize("call", METHOD_CALLS)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.float16], ids=str)
+def test_methods_match_the_dispatcher_path(call, dtype, monkeypatch):
+    """Where a lowering differs from eager, the fast and dispatcher paths differ alike."""
+    def run():
+        a = torch.tensor([1.5, -2.0, 3.0, 0.25]).to(dtype).to(lt.device())
+        b = torch.tensor([0.5, 4.0, -1.0, 2.0]).to(dtype).to(lt.device())
+        out, err = _outcome(lambda: METHOD_CALLS[call](a, b))
+        return (None if out is None else out.cpu()), a.cpu(), err
+
+    fast = run()
+    for name, *_ in _fastpath._METHODS:  # torch.Tensor's own methods: the dispatcher path
+        monkeypatch.setattr(_tensor.LazyTensor, name, getattr(torch.Tensor, name))
+    slow = run()
+    assert fast[2] == slow[2]
+    for got, want in zip(fast[:2], slow[:2]):
+        if want is not None:
+            assert got.dtype == want.dtype
+            torch.testing.assert_close(got, want, equal_nan=True)
+
+
+def test_methods_skip_the_dispatcher_under_no_grad(monkeypatch):
+    p = torch.ones(3).to(lt.device()).requires_grad_()
+    g = torch.full((3,), 2.0).to(lt.device())
+    calls = []
+    real = _tensor._dispatch
+    monkeypatch.setattr(_tensor, "_dispatch", lambda f, a, k: calls.append(f) or real(f, a, k))
+    with torch.no_grad():
+        p.mul_(0.5).lerp_(g, 0.25).addcmul_(g, g, value=0.5).addcdiv_(g, g.sqrt(), value=-1.0)
+    assert calls == []
+    want = torch.ones(3) * 0.5
+    want = want.lerp(torch.full((3,), 2.0), 0.25) + 2.0 - 2.0 / 2.0**0.5
+    _same(p.detach(), want)
+    assert p.requires_grad and p.grad_fn is None
+
+
+def test_inplace_method_on_leaf_requiring_grad_raises_like_eager():
+    p = torch.ones(3).to(lt.device()).requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        p.mul_(2.0)
+
+
+def test_inplace_method_through_a_view_updates_base_and_other_views():
+    base = torch.arange(6.0).to(lt.device())
+    rows = base.view(2, 3)
+    col = rows[:, 1]
+    base_version = base._version
+    with torch.no_grad():
+        col.mul_(10.0)
+        rows.add_(1.0)
+    want = torch.arange(6.0)
+    want.view(2, 3)[:, 1].mul_(10.0)
+    want.add_(1.0)
+    _same(base, want)
+    _same(col, want.view(2, 3)[:, 1])
+    assert base._version == rows._version == col._version == base_version + 2
+
+
+def test_version_bump_is_seen_by_backward():
+    w = torch.ones(3).to(lt.device()).requires_grad_()
+    x = torch.full((3,), 2.0).to(lt.device())
+    y = (w * x).sum()
+    with torch.no_grad():
+        x.mul_(3.0)  # x was saved for backward
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_inference_mode_takes_the_normal_path():
+    with torch.inference_mode():
+        x = torch.ones(3).to(lt.device())
+        x.mul_(2.0)
+        y = x.sqrt()
+        assert y.is_inference()
+    _same(x, torch.full((3,), 2.0))
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
+        x.mul_(2.0)

@@ -1,4 +1,4 @@
-"""Python-operator fast path: ``x + y``, ``x * 0.5``, ... traced without the dispatcher.
+"""Python fast paths: ``x + y``, ``x * 0.5``, ``p.mul_(0.9)``, ... traced without the dispatcher.
 
 A ``__torch_dispatch__`` subclass pays PyTorch's C++ dispatcher and a Python round
 trip on every op (about 10 µs here), which dominates tracing of pointwise chains.
@@ -7,6 +7,10 @@ operator goes straight to the same lowering the dispatcher would have chosen and
 wraps the result, so values, dtypes and errors are the dispatcher's own. Anything
 else -- and any error, so that it is raised exactly as eager raises it -- takes the
 normal path (``torch.Tensor``'s operator).
+
+The same holds for the methods an optimizer step is made of (``mul_``, ``lerp_``,
+``addcdiv_``, ``sqrt``, ...): under ``no_grad`` autograd only bumps the version
+counter of an in-place op's ``self``, which the fast path does too.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import torch.autograd.forward_ad as _forward_ad
 
 import lazycore as lc
 
+from ._dispatch import store, wrap_out
 from ._tensor import LazyTensor, read, wrap
 from .lowerings import LOWERINGS
 
@@ -24,7 +29,11 @@ _grad_enabled = torch.is_grad_enabled
 _function_mode = _C._is_torch_function_mode_enabled
 _dispatch_modes = _C._len_torch_dispatch_stack
 _autocast = _C._is_any_autocast_enabled
+_inference = torch.is_inference_mode_enabled
+_bump_version = _C._increment_version
 _SCALARS = frozenset({int, float, bool})
+_INT64 = (-(2**63), 2**63)
+aten = torch.ops.aten
 
 # (dunder, reflected dunder or None, ATen overload whose lowering computes it)
 _OPERATORS = (
@@ -72,9 +81,76 @@ def _make(lowering, slow):
     return operator
 
 
+# (method, ATen overload the dispatcher would receive, positional argument kinds, keywords):
+# "t" a lazy tensor, "s" a Python scalar, "x" either. Any other call takes the slow path.
+_METHODS = (
+    ("mul_", aten.mul_.Tensor, "x", ()),
+    ("div_", aten.div_.Tensor, "x", ()),
+    ("add_", aten.add_.Tensor, "x", ("alpha",)),
+    ("sub_", aten.sub_.Tensor, "x", ("alpha",)),
+    ("lerp_", aten.lerp_.Scalar, "ts", ()),
+    ("addcmul_", aten.addcmul_.default, "tt", ("value",)),
+    ("addcdiv_", aten.addcdiv_.default, "tt", ("value",)),
+    ("sqrt", aten.sqrt.default, "", ()),
+)
+
+
+def _scalar(v) -> bool:
+    kind = type(v)
+    return kind in _SCALARS and (kind is not int or _INT64[0] <= v < _INT64[1])
+
+
+def _values(args, pattern: str, grad: bool):
+    """Core values of a method's positional arguments, or None for the slow path."""
+    if len(args) != len(pattern):
+        return None
+    out = []
+    for a, kind in zip(args, pattern):
+        if type(a) is LazyTensor and kind != "s":
+            if grad and a.requires_grad:
+                return None
+            out.append(read(a))
+        elif kind != "t" and _scalar(a):
+            out.append(a)
+        else:
+            return None
+    return out
+
+
+def _make_method(func, lowering, pattern: str, keywords, slow):
+    inplace = func._schema.name.endswith("_")
+
+    def method(self, *args, **kwargs):
+        grad = _grad_enabled()
+        if (type(self) is LazyTensor and not (grad and self.requires_grad) and _quiet()
+                and not _inference() and not self.is_inference()
+                and all(k in keywords and _scalar(v) for k, v in kwargs.items())):
+            values = _values(args, pattern, grad)
+            if values is not None:
+                try:
+                    out = lowering(read(self), *values, **kwargs)
+                    if out is not NotImplemented:
+                        if not inplace:
+                            return wrap_out(out)
+                        store(self, out, func)  # checks before it writes
+                        _bump_version((self,))
+                        return self
+                except Exception:  # noqa: BLE001 - the slow path raises eager's error
+                    pass
+        return slow(self, *args, **kwargs)
+    method.__name__ = slow.__name__
+    method.__doc__ = slow.__doc__
+    return method
+
+
 def install() -> None:
     for name, reflected, overload in _OPERATORS:
         lowering = LOWERINGS[overload]
         setattr(LazyTensor, name, _make(lowering, getattr(torch.Tensor, name)))
         if reflected is not None:  # commutative: other + self == self + other
             setattr(LazyTensor, reflected, _make(lowering, getattr(torch.Tensor, reflected)))
+    for name, func, pattern, keywords in _METHODS:
+        lowering = LOWERINGS.get(func)
+        if lowering is not None:
+            setattr(LazyTensor, name, _make_method(func, lowering, pattern, keywords,
+                                                   getattr(torch.Tensor, name)))

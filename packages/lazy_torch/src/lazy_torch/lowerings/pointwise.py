@@ -404,6 +404,11 @@ def clamp_max(x, max):  # noqa: A002
 
 @lower("lerp.Scalar", "lerp_.Scalar", "lerp.Tensor", "lerp_.Tensor")
 def lerp(x, end, weight):
+    if x.dtype != end.dtype:  # eager's kernels check this (no promotion)
+        raise RuntimeError(f"expected dtype {x.dtype} for `end` but got dtype {end.dtype}")
+    if not D.is_inexact(x.dtype):
+        kernel = "lerp_kernel_tensor" if isinstance(weight, lc.Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype}\'')
     dt = compute_dtype([x, end])
     a, b = num.promote([x, end], dtype=dt)
     if isinstance(weight, float | int) and not D.is_complex(dt):
