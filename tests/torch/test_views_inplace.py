@@ -146,8 +146,35 @@ def prog_inplace_dtype(make):
     return x, y
 
 
+def prog_detach_of_views_after_writes(make):
+    # detach/alias copy their source's layout without re-deriving it: they must
+    # still see the base's later writes, and their writes must reach the base
+    x = make(BASE)
+    col = x[:, 1]
+    flat = x.view(12)
+    col_d, flat_d, whole_d = col.detach(), flat.detach(), x.detach()
+    x.mul_(2)
+    col_d.add_(100)
+    seen = col_d + 0, flat_d + 0, whole_d + 0
+    flat_d[0] = -3.0
+    return (x, col, col_d, flat_d, whole_d, *seen)
+
+
+def prog_transpose_back_to_full(make):
+    # t() of a t() view covers the whole storage in order: it aliases the base's value
+    x = make(BASE)
+    tt = x.t().t()
+    x.add_(1)
+    early = tt + 0
+    tt.mul_(3)
+    y = make(torch.zeros(3, 4)).t()
+    back = y.t()
+    back.fill_(2.0)
+    return x, tt, early, y, back, x.view(12).view(3, 4) + 0
+
+
 @pytest.mark.parametrize("prog", [
-    prog_index_add, prog_view_add, prog_t_, prog_slice_assign, prog_view_sees_base,
+    prog_detach_of_views_after_writes, prog_transpose_back_to_full, prog_index_add, prog_view_add, prog_t_, prog_slice_assign, prog_view_sees_base,
     prog_chain_of_views, prog_detach_aliases, prog_unsqueeze_squeeze_, prog_split_views,
     prog_diagonal_write, prog_index_put_, prog_mask_assign, prog_unbind_iteration,
     prog_expand_read, prog_inplace_dtype,
@@ -184,3 +211,16 @@ def test_autograd_through_inplace_view(dev):
         return w.grad
     c, z = both(run, dev)
     torch.testing.assert_close(z.cpu(), c)
+
+
+def test_full_layout_views_share_version_and_grad(dev):
+    w = torch.ones(2, 3).to(dev).requires_grad_()
+    tt = w.t().t()
+    d = w.detach()
+    assert tt._version == d._version == w._version
+    with torch.no_grad():
+        d.add_(1.0)
+    assert tt._version == w._version == d._version
+    (tt * 2).sum().backward()
+    torch.testing.assert_close(w.grad.cpu(), torch.full((2, 3), 2.0))
+    torch.testing.assert_close(tt.detach().cpu(), torch.full((2, 3), 2.0))

@@ -18,7 +18,7 @@ import lazycore as lc
 from . import _tensor
 from ._convert import cpu_to_core, cpu_to_numpy, np_dtype, numpy_to_cpu, torch_dtype
 from ._errors import translate
-from ._tensor import LazyTensor, make_view, read, relayout, wrap, write
+from ._tensor import FULL, LazyTensor, alias, layout_kind, make_view, read, relayout, wrap, write
 from ._views import view_meta
 from .lowerings import LOWERINGS
 from .lowerings.foreach import foreach, is_foreach
@@ -237,9 +237,16 @@ def _make_out(packet, out_names):
     return handler
 
 
+_SAME_LAYOUT = frozenset({aten.detach.default, aten.alias.default})
+
+
 def _view(func, args, kwargs):
     src = args[0]
+    if func in _SAME_LAYOUT:
+        return alias(src)
     metas = view_meta(func, src, args[1:], kwargs)
+    if type(metas) is tuple and layout_kind(src._cell, *metas) == FULL:
+        return make_view(src, None, *metas)  # the whole storage: no value to derive
     low = LOWERINGS.get(func)
     values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
     if isinstance(metas, list):

@@ -106,32 +106,60 @@ def wrap(value: lc.Tensor, *, fresh: bool = False) -> LazyTensor:
     return t
 
 
-def make_view(src: LazyTensor, value: lc.Tensor, size, stride, offset) -> LazyTensor:
-    """A tensor sharing ``src``'s storage, laid out as (size, stride, offset)."""
+def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset) -> LazyTensor:
+    """A tensor sharing ``src``'s storage, laid out as (size, stride, offset); ``value`` may be
+    None where ``layout_kind`` says FULL (the view is the whole storage)."""
     size, stride = tuple(size), tuple(stride)
-    t = _make(LazyTensor, size, strides=stride, storage_offset=offset,
-              dtype=TO_TORCH[value.dtype], device=DEVICE)
     cell = src._cell
+    dtype = TO_TORCH[value.dtype] if value is not None else src.dtype
+    t = _make(LazyTensor, size, strides=stride, storage_offset=offset, dtype=dtype, device=DEVICE)
     _attach(t, cell, value, size, stride, offset)
     return t
 
 
+def alias(src: LazyTensor) -> LazyTensor:
+    """A view with ``src``'s own layout (``detach``, ``alias``): nothing to re-derive."""
+    t = _make(LazyTensor, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
+              dtype=src.dtype, device=DEVICE)
+    t._lc = read(src)
+    t._cell = cell = src._cell
+    t._kind = src._kind
+    t._ver = cell.version
+    return t
+
+
+_KINDS: dict = {}
+
+
+def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int) -> int:
+    """FULL (the whole storage in order), RESHAPE (all of it, contiguous) or GENERAL."""
+    base_shape = cell.value.shape
+    key = (size, stride, offset, base_shape)
+    kind = _KINDS.get(key)
+    if kind is None:
+        contiguous = offset == 0 and stride == contiguous_strides(size)
+        if contiguous and size == base_shape:
+            kind = FULL
+        elif contiguous and math.prod(size) == math.prod(base_shape):
+            kind = RESHAPE
+        else:
+            kind = GENERAL
+        if len(_KINDS) > 4096:
+            _KINDS.clear()
+        _KINDS[key] = kind
+    return kind
+
+
 def _attach(t, cell: Cell, value, size, stride, offset) -> None:
     t._cell = cell
-    base_shape = cell.value.shape
-    contiguous = offset == 0 and stride == contiguous_strides(size)
-    if contiguous and size == base_shape:
-        t._kind, t._lc = FULL, cell.value
-    elif contiguous and math.prod(size) == math.prod(base_shape):
-        t._kind, t._lc = RESHAPE, value
-    else:
-        t._kind, t._lc = GENERAL, value
+    t._kind = kind = layout_kind(cell, size, stride, offset)
+    t._lc = cell.value if kind == FULL else value
     t._ver = cell.version
 
 
 def relayout(t: LazyTensor, value: lc.Tensor) -> None:
     """After an in-place view op changed ``t``'s metadata, re-attach its value."""
-    _attach(t, t._cell, value, tuple(t.shape), t.stride(), t.storage_offset())
+    _attach(t, t._cell, value, tuple(t.shape), tuple(t.stride()), t.storage_offset())
 
 
 def read(t: LazyTensor) -> lc.Tensor:

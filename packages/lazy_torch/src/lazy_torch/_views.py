@@ -41,8 +41,9 @@ def view_meta(func, t, args, kwargs):
     """(size, stride, offset) of ``func(t, *args, **kwargs)``, or a list for multi-output views;
     None where the op did not alias its input."""
     try:
-        key = (func, tuple(t.shape), t.stride(), t.storage_offset(), t.dtype, _freeze(args),
-               _freeze(tuple(sorted(kwargs.items()))))
+        key = (func, tuple(t.shape), t.stride(), t.storage_offset(), t.dtype,
+               _freeze(args) if args else (),
+               _freeze(tuple(sorted(kwargs.items()))) if kwargs else ())
         hit = _CACHE.get(key)
     except TypeError:
         key, hit = None, None
