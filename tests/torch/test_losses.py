@@ -52,6 +52,27 @@ def test_cross_entropy_matches_eager(kwargs, batched):
     torch.testing.assert_close(got_grad, want_grad, rtol=1e-5, atol=1e-6, equal_nan=True)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("ignore_index", [-100, 9])
+@pytest.mark.parametrize("batched", [True, False])
+def test_ignored_targets_outside_the_classes_match_eager(reduction, ignore_index, batched):
+    # an ignore_index outside [0, classes) matches no one-hot column (the lowering's
+    # shortcut): ignored samples must still leave the mean's denominator and the grads
+    g = torch.Generator().manual_seed(1)
+    logits = torch.randn(5, 4, generator=g) if batched else torch.randn(4, generator=g)
+    target = torch.tensor([3, ignore_index, 0, ignore_index, 2]) if batched else \
+        torch.tensor(ignore_index)
+
+    def fn(x, t):
+        return F.cross_entropy(x, t, reduction=reduction, ignore_index=ignore_index)
+
+    want, want_grad = _run(fn, logits, target, device="cpu")
+    got, got_grad = _run(fn, logits, target, device=lt.device())
+    assert got.dtype == want.dtype and got.shape == want.shape
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6, equal_nan=True)
+    torch.testing.assert_close(got_grad, want_grad, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
 def test_nll_loss_all_ignored_is_nan_like_eager():
     x = torch.randn(3, 4).log_softmax(1)
     t = torch.tensor([-100, -100, -100])

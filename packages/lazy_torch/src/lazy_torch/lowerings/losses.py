@@ -28,35 +28,54 @@ def _covered(x, target, weight) -> bool:
     return (x.ndim == 2 and target.shape == x.shape[:1]) or (x.ndim == 1 and target.ndim == 0)
 
 
-def _target_weights(x, target, weight, ignore_index):
-    """(one-hot of the target over classes, per-sample weight: 0 where ignored)."""
+def _one_hot(x, target):
+    """Boolean one-hot of ``target`` over ``x``'s class axis."""
+    shape = (*target.shape, x.shape[-1])
+    iota = ops.iota(dtype=target.dtype, shape=shape, dimension=target.ndim)
+    column = ops.broadcast_in_dim(target, shape=shape,
+                                  broadcast_dimensions=tuple(range(target.ndim)))
+    return ops.eq(iota, column)
+
+
+def _hot_drops_ignored(x, weight, ignore_index) -> bool:
+    """No class weights and an ``ignore_index`` outside [0, classes) (the default -100):
+    ignored rows have an all-false one-hot, so per-sample weights would only multiply by 1."""
+    return weight is None and not 0 <= ignore_index < x.shape[-1]
+
+
+def _sample_weights(x, target, weight, ignore_index, hot):
+    """Per-sample weight: the target's class weight, 0 where ignored."""
     valid = ops.ne(target, num.full(target.shape, ignore_index, target.dtype))
-    classes = x.shape[-1]
-    column = ops.reshape(target, new_sizes=target.shape + (1,))
-    iota = ops.iota(dtype=target.dtype, shape=(*target.shape, classes), dimension=target.ndim)
-    hot = ops.eq(iota, num.broadcast_to(column, iota.shape))
     w = num.cast(valid, x.dtype)
     if weight is not None:
         picked = num.sum(ops.select(hot, num.broadcast_to(weight, hot.shape),
                                     num.full(hot.shape, 0, x.dtype)), axis=target.ndim)
         w = ops.mul(w, picked)
-    return hot, w
+    return w
 
 
 @lower("nll_loss_forward.default")
 def nll_loss_forward(x, target, weight, reduction, ignore_index):
     if not _covered(x, target, weight):
         return NotImplemented
-    hot, w = _target_weights(x, target, weight, ignore_index)
-    picked = num.sum(ops.select(hot, x, num.full(x.shape, 0, x.dtype)), axis=target.ndim)
-    loss = ops.neg(ops.mul(picked, w))
-    if reduction not in (_MEAN, _SUM) and x.ndim > 1:
+    hot = _one_hot(x, target)
+    chosen = ops.select(hot, x, num.full(x.shape, 0, x.dtype))
+    unweighted = _hot_drops_ignored(x, weight, ignore_index)
+    per_sample = reduction not in (_MEAN, _SUM) and x.ndim > 1
+    w = None if unweighted and per_sample else _sample_weights(x, target, weight,
+                                                                ignore_index, hot)
+    if unweighted and not per_sample:
+        loss = ops.neg(num.sum(chosen))  # one reduction: ignored rows are all zeros
+    else:
+        picked = num.sum(chosen, axis=target.ndim)
+        loss = ops.neg(picked if unweighted else ops.mul(picked, w))
+        if reduction in (_MEAN, _SUM):
+            loss = num.sum(loss)
+    if per_sample:
         return loss, num.full((), 0, x.dtype)
     total = num.sum(w)
-    if reduction == _SUM:
-        return num.sum(loss), total
     if reduction == _MEAN:
-        return ops.div(num.sum(loss), total), total
+        return ops.div(loss, total), total
     return loss, total
 
 
@@ -64,12 +83,12 @@ def nll_loss_forward(x, target, weight, reduction, ignore_index):
 def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
     if not _covered(x, target, weight) or grad.dtype != x.dtype:
         return NotImplemented
-    hot, w = _target_weights(x, target, weight, ignore_index)
+    hot = _one_hot(x, target)
     if reduction == _MEAN:
         grad = ops.div(grad, total_weight)
-    if grad.ndim == 0:
-        grad = num.broadcast_to(grad, w.shape)
-    scale = ops.neg(ops.mul(grad, w))
-    column = ops.reshape(scale, new_sizes=scale.shape + (1,))
-    return ops.select(hot, num.broadcast_to(column, x.shape), num.full(x.shape, 0, x.dtype))
-
+    if not _hot_drops_ignored(x, weight, ignore_index):
+        w = _sample_weights(x, target, weight, ignore_index, hot)
+        grad = ops.mul(num.broadcast_to(grad, w.shape) if grad.ndim == 0 else grad, w)
+    scale = ops.broadcast_in_dim(ops.neg(grad), shape=x.shape,
+                                 broadcast_dimensions=tuple(range(grad.ndim)))
+    return ops.select(hot, scale, num.full(x.shape, 0, x.dtype))
