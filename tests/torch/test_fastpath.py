@@ -172,7 +172,7 @@ def test_methods_match_the_dispatcher_path(call, dtype, monkeypatch):
         monkeypatch.setattr(_tensor.LazyTensor, name, getattr(torch.Tensor, name))
     slow = run()
     assert fast[2] == slow[2]
-    for got, want in zip(fast[:2], slow[:2]):
+    for got, want in zip(fast[:2], slow[:2], strict=True):
         if want is not None:
             assert got.dtype == want.dtype
             torch.testing.assert_close(got, want, equal_nan=True)

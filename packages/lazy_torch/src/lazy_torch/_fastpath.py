@@ -105,7 +105,7 @@ def _values(args, pattern: str, grad: bool):
     if len(args) != len(pattern):
         return None
     out = []
-    for a, kind in zip(args, pattern):
+    for a, kind in zip(args, pattern, strict=True):
         if type(a) is LazyTensor and kind != "s":
             if grad and a.requires_grad:
                 return None
@@ -124,7 +124,7 @@ def _make_method(func, lowering, pattern: str, keywords, slow):
         grad = _grad_enabled()
         if (type(self) is LazyTensor and not (grad and self.requires_grad) and _quiet()
                 and not _inference() and not self.is_inference()
-                and all(k in keywords and _scalar(v) for k, v in kwargs.items())):
+                and (not kwargs or all(k in keywords and _scalar(v) for k, v in kwargs.items()))):
             values = _values(args, pattern, grad)
             if values is not None:
                 try:

@@ -200,7 +200,7 @@ def sub(x, y, *, alpha=1):
         y = ops.mul(*num.promote([y, alpha], dtype=dt))
     elif alpha != 1:
         y = y * alpha
-    return ops.sub(*num.promote([x, y], dtype=dt))
+    return ops.sub(*promote([x, y], dtype=dt))
 
 
 @lower("rsub.Tensor", "rsub.Scalar")
@@ -410,7 +410,7 @@ def lerp(x, end, weight):
         kernel = "lerp_kernel_tensor" if isinstance(weight, lc.Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype}\'')
     dt = compute_dtype([x, end])
-    a, b = num.promote([x, end], dtype=dt)
+    a, b = promote([x, end], dtype=dt)
     if isinstance(weight, float | int) and not D.is_complex(dt):
         return _lerp_static(a, b, weight, dt)
     w = num.broadcast_to(num.cast(weight, dt), a.shape) if isinstance(weight, lc.Tensor) \
@@ -441,7 +441,7 @@ def _lerp_static(a, b, weight, dt):
 @lower("addcmul.default", "addcmul_.default")
 def addcmul(x, t1, t2, *, value=1):
     dt = compute_dtype([x, t1, t2])
-    a, b, c = num.promote([x, t1, t2], dtype=dt)
+    a, b, c = promote([x, t1, t2], dtype=dt)
     prod = ops.mul(b, c)
     if value != 1:
         prod = ops.mul(prod, num.full(prod.shape, value, dt))
@@ -455,7 +455,7 @@ def addcdiv(x, t1, t2, *, value=1):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
                            "future release addcdiv will perform a true division of tensor1 and "
                            "tensor2.")
-    a, b, c = num.promote([x, t1, t2], dtype=dt)
+    a, b, c = promote([x, t1, t2], dtype=dt)
     q = ops.div(b, c)
     if value != 1:
         q = ops.mul(q, num.full(q.shape, value, dt))
