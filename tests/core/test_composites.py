@@ -193,3 +193,30 @@ def test_dropout_keeps_expectation():
 def test_composite_errors(call, exc):
     with pytest.raises(exc):
         call()
+
+
+@pytest.mark.parametrize("shape, axis", [((3, 0), 1), ((0, 5), 1), ((0, 5), 0), ((2, 0, 3), 1)])
+def test_softmax_family_over_empty_axes(shape, axis):
+    """No max exists over an empty axis; the results are NumPy's/SciPy's (empty, or -inf
+    for logsumexp), not an error."""
+    x = np.zeros(shape, np.float32)
+    with np.errstate(divide="ignore"):
+        want_lse = special.logsumexp(x, axis=axis) if x.shape[axis] else np.log(x.sum(axis))
+    assert nm.softmax(A(x), axis).numpy().shape == shape
+    assert nm.log_softmax(A(x), axis).numpy().shape == shape
+    np.testing.assert_array_equal(nm.logsumexp(A(x), axis).numpy(), want_lse)
+
+
+def test_softmax_family_with_infinities_matches_the_shifted_formula():
+    """softmax and log_softmax subtract the raw max, as PyTorch and JAX do: a row with
+    +inf, or only -inf, is NaN (TF's softmax kernel differs on +inf rows); logsumexp of
+    only -inf is -inf."""
+    x = np.array([[1.0, np.inf, 2.0], [-np.inf, -np.inf, -np.inf], [-np.inf, 0.0, 1.0]],
+                 np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shifted = x - x.max(1, keepdims=True)
+        want_log = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+        np.testing.assert_allclose(nm.softmax(A(x), 1).numpy(), np.exp(want_log), rtol=1e-6)
+        np.testing.assert_allclose(nm.log_softmax(A(x), 1).numpy(), want_log, rtol=1e-6)
+    assert np.isnan(want_log[:2]).all()
+    assert nm.logsumexp(A(x[1:2]), 1).numpy()[0] == -np.inf

@@ -80,7 +80,7 @@ def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
     nodes: list = [None] * n
     if len(roots) != len(shape.output_positions):
         return None
-    for root, q in zip(roots, shape.output_positions):
+    for root, q in zip(roots, shape.output_positions, strict=True):
         if nodes[q] is None:
             nodes[q] = root
         elif nodes[q] is not root:
@@ -94,7 +94,7 @@ def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
             operands = node.operands
             if len(operands) != len(positions):
                 return None
-            for child, q in zip(operands, positions):
+            for child, q in zip(operands, positions, strict=True):
                 current = nodes[q]
                 if current is None:
                     nodes[q] = child

@@ -9,7 +9,7 @@ from ..errors import ShapeError
 from ..tensor import Tensor
 from .broadcasting import broadcast_to, cast, full
 from .indexing import take_along_axis
-from .reductions import logsumexp, mean, normalize_axes, reduce, sum, var
+from .reductions import mean, normalize_axes, reduce, shift_max, sum, var
 
 
 def _like(x: Tensor, value) -> Tensor:
@@ -35,14 +35,17 @@ def silu(x: Tensor) -> Tensor:
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
     axes = normalize_axes(axis, x.ndim)
-    m = reduce("reduce_max", x, axes, keepdims=True)
-    e = ops.exp(ops.sub(x, broadcast_to(ops.select(ops.is_finite(m), m, _like(m, 0)), x.shape)))
+    e = ops.exp(ops.sub(x, broadcast_to(shift_max(x, axes), x.shape)))
     return ops.div(e, broadcast_to(reduce("reduce_sum", e, axes, keepdims=True), x.shape))
 
 
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """(x - max) - log(sum(exp(x - max))), as PyTorch, JAX and TF compute it (a row
+    holding +inf or only -inf is NaN there too)."""
     axes = normalize_axes(axis, x.ndim)
-    return ops.sub(x, broadcast_to(logsumexp(x, axes, keepdims=True), x.shape))
+    shifted = ops.sub(x, broadcast_to(shift_max(x, axes), x.shape))
+    total = reduce("reduce_sum", ops.exp(shifted), axes, keepdims=True)
+    return ops.sub(shifted, broadcast_to(ops.log(total), x.shape))
 
 
 def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: float = 1e-5):

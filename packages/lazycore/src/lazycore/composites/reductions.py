@@ -119,11 +119,19 @@ def std(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.f
     return ops.sqrt(var(x, axis, keepdims, correction, dtype, float_dtype))
 
 
+def shift_max(x, axes) -> Tensor:
+    """The max over ``axes`` (keepdims) that softmax-style ops subtract before ``exp``.
+    Over an empty axis there is no max and nothing to shift: zeros (so softmax of an
+    empty axis is empty and logsumexp is -inf, as in NumPy and PyTorch)."""
+    if builtins.any(x.shape[a] == 0 for a in axes):
+        return full(tuple(1 if i in axes else s for i, s in enumerate(x.shape)), 0, x.dtype)
+    return reduce("reduce_max", x, axes, keepdims=True)
+
+
 def logsumexp(x, axis=None, keepdims=False):
     axes = normalize_axes(axis, x.ndim)
-    m = reduce("reduce_max", x, axes, keepdims=True)
-    finite = ops.is_finite(m)
-    m = ops.select(finite, m, full(m.shape, 0, m.dtype))
+    m = shift_max(x, axes)
+    m = ops.select(ops.is_finite(m), m, full(m.shape, 0, m.dtype))  # all -inf: -inf, not NaN
     shifted = ops.exp(ops.sub(x, broadcast_to(m, x.shape)))
     out = ops.add(ops.log(reduce("reduce_sum", shifted, axes, keepdims=True)), m)
     return out if keepdims else ops.reshape(out, new_sizes=tuple(
