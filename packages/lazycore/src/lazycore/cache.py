@@ -51,7 +51,7 @@ def size() -> int:
 # processes (op names, attributes, operand positions, leaf avals, constants, donation,
 # placement, jax version, backend), so a second process skips tracing-to-HLO *and* XLA
 # compilation. The format version is in the file name: an upgrade never reads old files.
-_FORMAT = "lazycore-exe-v2"  # v2: host scalars passed packed (lowering.ArgLayout)
+_FORMAT = "lazycore-exe-v3"  # v2: host scalars packed (ArgLayout); v3: fill leaves
 
 
 def program_digest(program, donate, placement_key=None) -> str:
@@ -60,11 +60,12 @@ def program_digest(program, donate, placement_key=None) -> str:
              f"{placement_key!r}|{program.output_positions}".encode())
     for node, refs in zip(program.nodes, program.operand_positions, strict=True):
         aval = node.aval
-        if node.op in ("data", "param", "failed"):
-            h.update(f"in:{aval.shape}:{aval.dtype.str}|".encode())
+        if node.op in ("data", "param", "failed"):  # the op: params are passed packed
+            h.update(f"{node.op}:{aval.shape}:{aval.dtype.str}|".encode())
         elif node.op == "const":
             value = np.asarray(node.value)
-            h.update(f"const:{value.shape}:{value.dtype.str}:".encode() + value.tobytes())
+            h.update(f"const:{aval.shape}:{value.shape}:{value.dtype.str}:".encode()
+                     + value.tobytes())
         else:
             h.update(f"{node.op}:{node.attrs!r}:{refs}|".encode())
     return h.hexdigest()

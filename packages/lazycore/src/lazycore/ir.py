@@ -2,7 +2,9 @@
 
 A ``Node`` is immutable. Leaves are device data (``"data"``, a ``jax.Array``),
 Python scalars passed as program parameters (``"param"``), baked constants
-(``"const"``) and values whose computation failed (``"failed"``, holding the error). Interior nodes name a registered op, their operands and static
+(``"const"``) and values whose computation failed (``"failed"``, holding the error).
+A param or const may be a *fill*: one scalar value under a shaped aval (``x * 0.5``
+records one leaf, not a scalar and a broadcast); lowering broadcasts it. Interior nodes name a registered op, their operands and static
 attributes. The structural hash covers the op, the attributes and the operands'
 hashes (leaves hash by aval, constants by value) -- never object ids -- so the same
 program traced twice hashes the same. Which leaves are shared is not part of a
@@ -49,7 +51,14 @@ class Node:
         self.aval = aval
         self.value = value
         if operands:
-            self.hash = hash((op, attrs, tuple([o.hash for o in operands])))
+            n = len(operands)  # unrolled: a comprehension costs a call on 3.11
+            if n == 2:
+                hashes = (operands[0].hash, operands[1].hash)
+            elif n == 1:
+                hashes = (operands[0].hash,)
+            else:
+                hashes = tuple([o.hash for o in operands])
+            self.hash = hash((op, attrs, hashes))
         elif op == "const":
             self.hash = hash((op, aval, attrs, _value_key(value)))
         elif op in LEAF_OPS:
@@ -66,6 +75,37 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.op}, {self.aval})"
+
+
+_new_node = object.__new__
+
+
+def leaf(op: str, aval: Aval, value, node_hash: int) -> Node:
+    """A leaf whose hash the caller computed once for its (op, aval) (hot path)."""
+    node = _new_node(Node)
+    node.op = op
+    node.operands = ()
+    node.attrs = ()
+    node.aval = aval
+    node.value = value
+    node.hash = node_hash
+    return node
+
+
+def is_fill(node: Node) -> bool:
+    """A param/const leaf holding one scalar for a shaped aval (broadcast when used)."""
+    return node.op in _HOST_LEAVES and np.ndim(node.value) == 0 and bool(node.aval.shape)
+
+
+def host_value(node: Node) -> np.ndarray:
+    """A param/const leaf's value at its aval's shape (a fill broadcast)."""
+    value = np.asarray(node.value)
+    if value.shape != node.aval.shape:
+        return np.full(node.aval.shape, value, dtype=node.aval.dtype)
+    return value
+
+
+_HOST_LEAVES = frozenset({"param", "const"})
 
 
 def _value_key(value) -> tuple:

@@ -148,7 +148,11 @@ def to_function(program: Program):
         if node.op in ("data", "param"):
             instructions.append(None)
         elif node.op == "const":
-            instructions.append(("const", np.asarray(node.value)))
+            value = np.asarray(node.value)
+            if value.shape != node.aval.shape:  # a fill: XLA broadcasts the scalar
+                instructions.append(("fill", node.aval.shape, value))
+            else:
+                instructions.append(("const", value))
         elif node.op == "tuple_get":
             instructions.append(("get", ops_pos[0], node.attrs[0][1]))
         else:
@@ -172,6 +176,8 @@ def to_function(program: Program):
                     raise
             elif kind == "get":
                 env[i] = env[ins[1]][ins[2]]
+            elif kind == "fill":
+                env[i] = jax.lax.full(ins[1], ins[2], ins[2].dtype)
             else:
                 env[i] = ins[1]
         return tuple(env[p] for p in outputs)
@@ -184,7 +190,9 @@ class ArgLayout(NamedTuple):
     (``direct``, input indices); rank-0 host parameters (learning rates, bias
     corrections, every Python scalar of the step) go as one vector per dtype
     (``packed``: (dtype, input indices)), so a step pays one host-to-device transfer
-    per dtype instead of one per scalar (~60 us each: 2-3 ms for an AdamW step)."""
+    per dtype instead of one per scalar (~60 us each: 2-3 ms for an AdamW step).
+    A fill parameter (a scalar under a shaped aval, ``ir``) is always packed and
+    broadcast inside the program."""
 
     direct: tuple[int, ...]
     packed: tuple[tuple[np.dtype, tuple[int, ...]], ...]
@@ -212,9 +220,11 @@ def _arg_layout(program: Program, shardings) -> ArgLayout:
     groups: dict = {}
     if shardings is None:
         for i, node in enumerate(inputs):
-            if node.op == "param" and not node.aval.shape:
+            if node.op == "param":
                 groups.setdefault(node.aval.dtype, []).append(i)
-    if sum(len(g) for g in groups.values()) < 2:  # nothing to gain
+    n_packed = sum(len(g) for g in groups.values())
+    fills = any(inputs[i].aval.shape for g in groups.values() for i in g)
+    if n_packed < 2 and not fills:  # nothing to gain
         return ArgLayout(tuple(range(len(inputs))), ())
     packed_ids = {i for g in groups.values() for i in g}
     direct = tuple(i for i in range(len(inputs)) if i not in packed_ids)
@@ -229,19 +239,21 @@ def layout_args(layout: ArgLayout, inputs: list[Node]) -> list:
     return args
 
 
-def _unpacking(fn, layout: ArgLayout, n_inputs: int):
-    """``fn(*inputs)`` as a function of the layout's arguments."""
+def _unpacking(fn, layout: ArgLayout, avals: list):
+    """``fn(*inputs)`` as a function of the layout's arguments (fills broadcast)."""
     if not layout.packed:
         return fn
     n_direct = len(layout.direct)
 
     def run(*args):
-        inputs: list = [None] * n_inputs
+        inputs: list = [None] * len(avals)
         for pos, i in enumerate(layout.direct):
             inputs[i] = args[pos]
         for (_, indices), vector in zip(layout.packed, args[n_direct:], strict=True):
             for j, i in enumerate(indices):
-                inputs[i] = jax.lax.index_in_dim(vector, j, keepdims=False)
+                value = jax.lax.index_in_dim(vector, j, keepdims=False)
+                shape = avals[i].shape
+                inputs[i] = jax.lax.broadcast_in_dim(value, shape, ()) if shape else value
         return fn(*inputs)
     return run
 
@@ -266,7 +278,7 @@ def lower(program: Program, donate: tuple[int, ...] = (), shardings=None):
     (``sharding.plan``) for a program that runs on a device mesh; jit takes them as
     its input shardings and leaves the outputs' to XLA's propagation."""
     layout = arg_layout(program, shardings)
-    fn = _unpacking(to_function(program), layout, len(program.inputs))
+    fn = _unpacking(to_function(program), layout, program.input_avals())
     position = {i: pos for pos, i in enumerate(layout.direct)}
     jitted = jax.jit(fn, donate_argnums=tuple(position[i] for i in donate))
     return jitted.lower(*abstract_args(program, shardings, layout))

@@ -21,7 +21,7 @@ import numpy as np
 from . import cache, diagnostics, metrics, sharding
 from .config import settings
 from .errors import ExecutionError
-from .ir import LEAF_OPS, Aval, Node
+from .ir import LEAF_OPS, Aval, Node, host_value
 from .lowering import Program, arg_layout, layout_args, linearize, lower
 
 # Live handles as weak references in a set; a dead handle's ref removes itself via
@@ -340,7 +340,7 @@ def materialize(tensor):
     if node.op == "failed":
         raise node.value
     if node.op != "data":
-        tensor.node = data_node(jax.device_put(np.asarray(node.value), default_device()))
+        tensor.node = data_node(jax.device_put(host_value(node), default_device()))
     return tensor.node.value
 
 
@@ -348,7 +348,7 @@ def to_numpy(tensor) -> np.ndarray:
     """A writable host copy of the value; counts a host transfer."""
     node = tensor.node
     if node.op in ("param", "const"):
-        return np.array(node.value)
+        return np.array(host_value(node))
     if node.op == "failed":
         raise node.value
     diagnostics.before_host_transfer()  # allow_sync(False) guard

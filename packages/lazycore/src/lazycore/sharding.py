@@ -31,6 +31,7 @@ import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 
 from .errors import LazyError, ShapeError
+from .ir import host_value
 from .ops.registry import defop
 
 _active = [False]  # set by the first annotation: until then every sync skips ``plan``
@@ -250,6 +251,7 @@ def plan(program) -> Plan | None:
                 value = node.value = jax.device_put(value, replicated)
                 s = replicated
         else:
+            value = host_value(node)  # a fill: its broadcast, since nothing is packed here
             s = replicated
         args.append(value)
         shardings.append(s)

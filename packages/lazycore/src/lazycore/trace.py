@@ -14,7 +14,7 @@ from . import metrics
 from .config import settings
 from .dtypes import canonical
 from .errors import LazyError, ShapeError
-from .ir import Aval, Node, freeze_attrs
+from .ir import Aval, Node, freeze_attrs, leaf
 from .ops import registry
 from .tensor import Tensor
 
@@ -86,36 +86,42 @@ def scalar(value, dtype, *, bake: bool | None = None) -> Tensor:
     return Tensor(Node(op, (), (), Aval((), dtype), arr))
 
 
-_FILL_AVALS: dict = {}
+_FILLS: dict = {}
 
 
 def filled(value, dtype, shape: tuple) -> Tensor:
-    """A Python scalar broadcast to ``shape``: the leaf of ``scalar`` plus one
-    ``broadcast_in_dim`` node, built directly. Every ``x * 0.5`` in every frontend
-    takes this path, so it skips the generic rule call and the intermediate handle
-    (the nodes and hashes are exactly what ``ops.broadcast_in_dim(scalar(...))`` makes)."""
-    key = (dtype, shape)
-    avals = _FILL_AVALS.get(key)
-    if avals is None:
-        dt = canonical(dtype)
-        shape = tuple(int(s) for s in shape)
-        avals = _FILL_AVALS[key] = (Aval((), dt), Aval(shape, dt),
-                                    (("broadcast_dimensions", ()), ("shape", shape)))
-        if len(_FILL_AVALS) > 4096:
-            _FILL_AVALS.clear()
-    leaf_aval, aval, attrs = avals
-    start = perf_counter()
-    arr = np.asarray(value, dtype=leaf_aval.dtype)
-    bake = settings.bake_scalars or _is_baked(value)
-    leaf = Node("const" if bake else "param", (), (), leaf_aval, arr)
-    if not aval.shape:
-        return Tensor(leaf)
-    out = Tensor(Node("broadcast_in_dim", (leaf,), attrs, aval))
-    trace_time[0] += 1
-    trace_time[1] += perf_counter() - start
-    if trace_time[0] >= pending_limit[0]:
-        _cut_trace()
-    return out
+    """A Python scalar broadcast to ``shape``: ONE leaf, a *fill* (``ir``: a param or
+    const whose aval has the shape and whose value is the scalar; the lowering
+    broadcasts it). Every ``x * 0.5`` in every frontend takes this path, so the leaf's
+    aval and hash are computed once per (dtype, shape)."""
+    entry = _FILLS.get((dtype, shape))
+    if entry is None:
+        entry = _fill_entry(dtype, shape)
+    aval, param_hash = entry
+    arr = np.asarray(value, dtype=aval.dtype)
+    if settings.bake_scalars or _is_baked(value):
+        return Tensor(Node("const", (), (), aval, arr))
+    return Tensor(leaf("param", aval, arr, param_hash))
+
+
+def _fill_entry(dtype, shape: tuple):
+    if len(_FILLS) > 4096:
+        _FILLS.clear()
+    aval = Aval(tuple([int(s) for s in shape]), canonical(dtype))
+    entry = _FILLS[(dtype, shape)] = (aval, Node("param", (), (), aval).hash)
+    return entry
+
+
+def fill_of(x: Tensor, shape: tuple) -> Tensor | None:
+    """``x`` broadcast to ``shape`` as one fill leaf, when ``x`` is a host scalar leaf
+    (a rank-0 param or const); None otherwise."""
+    node = x.node
+    if node.op == "param" and not node.aval.shape:
+        return filled(node.value, node.aval.dtype, shape)
+    if node.op == "const" and not node.aval.shape:
+        aval = Aval(tuple([int(s) for s in shape]), node.aval.dtype)
+        return Tensor(Node("const", (), (), aval, node.value))
+    return None
 
 
 def constant(value, dtype=None) -> Tensor:

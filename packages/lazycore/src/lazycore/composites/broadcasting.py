@@ -15,7 +15,7 @@ from .. import ops
 from ..dtypes import canonical, result_type
 from ..errors import ShapeError
 from ..tensor import Tensor
-from ..trace import filled
+from ..trace import fill_of, filled
 
 PY_SCALARS = (bool, int, float, complex)
 
@@ -62,6 +62,10 @@ def broadcast_to(x: Tensor, shape) -> Tensor:
         return x
     if len(shape) < x.ndim:
         raise ShapeError(f"cannot broadcast {x.aval} to {shape}", op="broadcast_to")
+    if not x.ndim:
+        fill = fill_of(x, shape)  # a host scalar: one leaf, no broadcast node
+        if fill is not None:
+            return fill
     lead = len(shape) - x.ndim
     return ops.broadcast_in_dim(x, shape=shape, broadcast_dimensions=tuple(range(lead, len(shape))))
 
