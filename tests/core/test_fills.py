@@ -5,6 +5,7 @@ program, the persistent cache -- must see the broadcast value."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -102,3 +103,21 @@ def test_persistent_cache_tells_a_fill_from_a_scalar_and_data(tmp_path):
     want = "[0.0, 0.5, 1.0, 1.5] [0.0, 3.0, 6.0, 9.0] 10.0"
     assert runs[0] == want + " 0"
     assert runs[1] == want + " 3"
+
+
+def test_persistent_cache_on_a_host_with_several_devices(tmp_path):
+    """A one-device program loaded from the cache runs on that one device, also where
+    the backend has several (multi-GPU hosts; here 4 simulated CPU devices)."""
+    script = textwrap.dedent(f"""
+        import numpy as np, lazycore as lc
+        from lazycore.trace import filled
+        lc.configure(persistent_cache_dir={str(tmp_path)!r})
+        x = lc.asarray(np.arange(4, dtype=np.float32))
+        y = lc.ops.add(lc.ops.mul(x, filled(0.5, np.float32, (4,))), x)
+        print(lc.to_numpy(y).tolist(), lc.metrics.counters().get("persistent_cache_hits", 0))
+    """)
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4",
+           "JAX_PLATFORMS": "cpu"}
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True, env=env).stdout.split("\n")[-2] for _ in range(2)]
+    assert runs == ["[0.0, 1.5, 3.0, 4.5] 0", "[0.0, 1.5, 3.0, 4.5] 1"]

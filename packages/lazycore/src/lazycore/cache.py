@@ -76,15 +76,20 @@ def _path(digest: str) -> str | None:
     return os.path.join(os.path.expanduser(root), f"{_FORMAT}-{digest}.bin") if root else None
 
 
-def load(digest: str):
-    """A deserialized executable, or None (missing; unreadable entries warn and go)."""
+def load(digest: str, devices=None):
+    """A deserialized executable, or None (missing; unreadable entries warn and go).
+
+    ``devices``: the devices it runs on (one for an unsharded program). Left out, jax
+    loads it onto every device of the backend, which a one-device executable refuses
+    to run on a host with several."""
     path = _path(digest)
     if path is None or not os.path.exists(path):
         return None
     try:
         with open(path, "rb") as f:
             payload, in_tree, out_tree = pickle.load(f)
-        return serialize_executable.deserialize_and_load(payload, in_tree, out_tree)
+        return serialize_executable.deserialize_and_load(payload, in_tree, out_tree,
+                                                         execution_devices=devices)
     except Exception as e:  # noqa: BLE001 - a bad entry must never stop the program
         warnings.warn(f"lazycore: ignoring unreadable compile-cache entry {path}: {e}",
                       RuntimeWarning, stacklevel=2)
