@@ -314,10 +314,9 @@ def make_step(case: str, impl: str, quick: bool):
 
 
 def _import_lazy_torch_first() -> None:
-    """lazy_torch must be imported before the process's first backward pass: PyTorch's
-    autograd engine sizes its per-device queues when it first runs, and a device
-    registered later fails its INTERNAL ASSERT (engine.cpp, device_ready_queues_). A user
-    script imports it at the top; so does this benchmark, before eager PyTorch trains."""
+    """Import lazy_torch before eager PyTorch trains, as a user script would at its top
+    (``Tensor.backward`` works either way; ``torch.autograd.grad`` on lazy tensors still
+    needs the engine to start after the import: its device queues are sized then)."""
     try:
         import lazy_torch  # noqa: F401
     except Exception:  # noqa: BLE001 - not ready: lazy_torch's own row will say why

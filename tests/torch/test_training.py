@@ -71,3 +71,36 @@ def test_optimizers_foreach(optimizer, foreach, dev):
         results.append(losses)
     torch.testing.assert_close(torch.tensor(results[1]), torch.tensor(results[0]), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_backward_after_a_cpu_backward_ran_before_the_import():
+    """PyTorch's autograd engine sizes its per-device queues on its first backward; a
+    lazy backward runs on the calling thread, so importing lazy_torch after a CPU
+    backward still trains (it failed an INTERNAL ASSERT in engine.cpp), with eager's
+    gradients."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        (w * 2).sum().backward()
+        import lazy_torch
+        dev = lazy_torch.device()
+        x = torch.arange(3.0, device=dev, requires_grad=True)
+        (x * x).sum().backward()
+        print(x.grad.cpu().tolist(), torch.autograd.is_multithreading_enabled())
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[-2] == "[0.0, 2.0, 4.0] True"  # the switch is restored
+
+
+def test_backward_keeps_the_callers_multithreading_setting(dev):
+    x = torch.ones(2, device=dev, requires_grad=True)
+    with torch.autograd.set_multithreading_enabled(False):
+        (x * 3).sum().backward()
+        assert not torch.autograd.is_multithreading_enabled()
+    assert torch.autograd.is_multithreading_enabled()
+    assert x.grad.cpu().tolist() == [3.0, 3.0]

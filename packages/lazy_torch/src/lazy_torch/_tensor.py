@@ -51,6 +51,20 @@ class LazyTensor(torch.Tensor):
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         return _dispatch(func, args, kwargs or {})
 
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """``Tensor.backward`` with the autograd engine on the calling thread. Recording
+        a lazy backward is Python work, so the engine's per-device worker thread gains
+        nothing (it measured ~8% slower: a hand-off per call), and that thread's queue
+        only exists when the engine started after lazy_torch was imported: a CPU
+        backward run before the import made every lazy backward fail PyTorch's
+        INTERNAL ASSERT (``device_ready_queues_``). The switch is thread-local."""
+        previous = _multithreading_enabled()
+        _set_multithreading(False)
+        try:
+            return super().backward(gradient, retain_graph, create_graph, inputs)
+        finally:
+            _set_multithreading(previous)
+
     # -- observation (host side; syncs) -------------------------------------------
     def __repr__(self, *, tensor_contents=None):
         body = repr(to_cpu(self))
@@ -84,6 +98,8 @@ def _restore(cpu: torch.Tensor, requires_grad: bool):
 
 
 _dispatch = None  # bound by _dispatch.py (avoids an import cycle)
+_multithreading_enabled = torch._C._is_multithreading_enabled
+_set_multithreading = torch._C._set_multithreading_enabled
 
 
 def contiguous_strides(shape) -> tuple[int, ...]:
