@@ -92,20 +92,12 @@ def leaf(op: str, aval: Aval, value, node_hash: int) -> Node:
     return node
 
 
-def is_fill(node: Node) -> bool:
-    """A param/const leaf holding one scalar for a shaped aval (broadcast when used)."""
-    return node.op in _HOST_LEAVES and np.ndim(node.value) == 0 and bool(node.aval.shape)
-
-
 def host_value(node: Node) -> np.ndarray:
     """A param/const leaf's value at its aval's shape (a fill broadcast)."""
     value = np.asarray(node.value)
     if value.shape != node.aval.shape:
         return np.full(node.aval.shape, value, dtype=node.aval.dtype)
     return value
-
-
-_HOST_LEAVES = frozenset({"param", "const"})
 
 
 def _value_key(value) -> tuple:
