@@ -4,10 +4,11 @@ A ``Node`` is immutable. Leaves are device data (``"data"``, a ``jax.Array``),
 Python scalars passed as program parameters (``"param"``), baked constants
 (``"const"``) and values whose computation failed (``"failed"``, holding the error).
 A param or const may be a *fill*: one scalar value under a shaped aval (``x * 0.5``
-records one leaf, not a scalar and a broadcast); lowering broadcasts it. Interior nodes name a registered op, their operands and static
-attributes. The structural hash covers the op, the attributes and the operands'
-hashes (leaves hash by aval, constants by value) -- never object ids -- so the same
-program traced twice hashes the same. Which leaves are shared is not part of a
+records one leaf, not a scalar and a broadcast); lowering broadcasts it. Interior
+nodes name a registered op, their operands and static attributes. The structural
+hash covers the op, the attributes and the operands' hashes (leaves hash by aval,
+constants by value) -- never object ids -- so the same program traced twice hashes
+the same. Which leaves are shared is not part of a
 node's hash; ``runtime.linearize`` adds that when it builds a cache key.
 """
 

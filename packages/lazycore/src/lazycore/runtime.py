@@ -182,7 +182,8 @@ def _run(targets, full: bool, cause: str):
     metrics.inc("executions")
     # each output's aval is its root's (the rules and lowerings agree: tests/core checks
     # every op), so no jax.Array shape/dtype queries here
-    results = {id(r): Node("data", (), (), r.aval, o) for r, o in zip(roots, outputs, strict=True)}
+    results = {id(r): Node("data", (), (), r.aval, o)
+               for r, o in zip(roots, outputs, strict=True)}
     new_nodes = [results[id(t.node)] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node
