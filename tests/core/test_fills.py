@@ -35,6 +35,9 @@ def test_broadcast_of_a_host_scalar_is_a_fill():
     assert t.node.op == "param" and t.shape == (4,)
     c = lc.numeric.broadcast_to(scalar(0, np.float32), (4,))
     assert c.node.op == "const" and c.shape == (4,)
+    kept = lc.numeric.broadcast_to(scalar(1.0, np.float32, bake=False), (4,))
+    assert kept.node.op == "param"  # an explicit parameter is never baked by the broadcast
+    np.testing.assert_array_equal(lc.to_numpy(kept), np.ones(4, np.float32))
 
 
 def test_fills_in_a_program_are_packed_and_broadcast():

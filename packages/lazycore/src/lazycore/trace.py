@@ -114,14 +114,17 @@ def _fill_entry(dtype, shape: tuple):
 
 def fill_of(x: Tensor, shape: tuple) -> Tensor | None:
     """``x`` broadcast to ``shape`` as one fill leaf, when ``x`` is a host scalar leaf
-    (a rank-0 param or const); None otherwise."""
+    (a rank-0 param or const, which stays what it was: a ``scalar(1.0, bake=False)``
+    learning rate remains a parameter); None otherwise."""
     node = x.node
-    if node.op == "param" and not node.aval.shape:
-        return filled(node.value, node.aval.dtype, shape)
-    if node.op == "const" and not node.aval.shape:
-        aval = Aval(tuple([int(s) for s in shape]), node.aval.dtype)
-        return Tensor(Node("const", (), (), aval, node.value))
-    return None
+    if node.aval.shape or node.op not in ("param", "const"):
+        return None
+    dtype = node.aval.dtype
+    shape = tuple(shape)
+    aval, param_hash = _FILLS.get((dtype, shape)) or _fill_entry(dtype, shape)
+    if node.op == "param":
+        return Tensor(leaf("param", aval, node.value, param_hash))
+    return Tensor(Node("const", (), (), aval, node.value))
 
 
 def constant(value, dtype=None) -> Tensor:
