@@ -18,7 +18,7 @@ import weakref
 import jax
 import numpy as np
 
-from . import cache, diagnostics, metrics, sharding
+from . import cache, checks, diagnostics, metrics, sharding
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
@@ -134,7 +134,7 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
             _reset_trace_limit()
         targets = pending_tensors() if full else [t for t in tensors
                                                   if t.node.op not in LEAF_OPS]
-        if not targets:
+        if not targets and not checks.pending():
             return
         try:
             outputs = _run(targets, full, cause)
@@ -158,6 +158,7 @@ def _run(targets, full: bool, cause: str):
         if id(t.node) not in seen:
             seen.add(id(t.node))
             roots.append(t.node)
+    batch = checks.take(roots)  # pending data checks: one extra output, read after the run
     program = linearize(roots)
     site = _call_site()
     failed = [n for n in program.inputs if n.op == "failed"]
@@ -187,6 +188,7 @@ def _run(targets, full: bool, cause: str):
     new_nodes = [results[id(t.node)] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node
+    checks.verify(batch, outputs, roots, targets)
     return outputs
 
 

@@ -9,6 +9,23 @@ import lazycore as lc
 from .common import D, num, ops, wrap_dim
 from .registry import lower
 
+SELF_RANGE = "index out of range in self"
+
+
+def checked(index, size: int, error_type, message: str, op: str, result, *,
+            negative: bool = True):
+    """``result`` of ``op``, with ``index`` (a lazy integer tensor) checked to lie in
+    ``[-size, size)`` (``negative``) or ``[0, size)`` inside the next compiled program:
+    eager PyTorch's error is raised at that barrier, never a clamped value."""
+    if isinstance(index, lc.Tensor) and D.is_integer(index.dtype):
+        lc.checks.index_in_range(index, size, error_type, message, op=op,
+                                 negative=negative, guards=(result,))
+    return result
+
+
+def _bounds(dim: int, size: int) -> str:
+    return f"index is out of bounds for dimension {dim} with size {size}"
+
 
 def _check_index(t):
     if not (D.is_integer(t.dtype) or D.is_bool(t.dtype)):
@@ -31,7 +48,20 @@ def index(x, indices):
     if len(indices) > x.ndim and not any(t is not None and t.dtype == D.bool_ for t in indices):
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got "
                          f"{len(indices)})")
-    return num.getitem(x, _key(indices))
+    result = num.getitem(x, _key(indices))
+    _check_key(x, indices, result, "aten.index")
+    return result
+
+
+def _check_key(x, indices, result, op):
+    dim = 0
+    for t in indices:
+        if t is not None and t.dtype in (D.bool_, D.uint8):
+            dim += t.ndim
+            continue
+        if t is not None and dim < x.ndim:
+            checked(t, x.shape[dim], IndexError, _bounds(dim, x.shape[dim]), op, result)
+        dim += 1
 
 
 @lower("index_put.default", "index_put_.default", "_unsafe_index_put.default")
@@ -40,7 +70,9 @@ def index_put(x, indices, values, accumulate=False):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_n(x.dtype)} for the destination and {_n(values.dtype)} for the "
                            "source.")
-    return num.setitem(x, _key(indices), values, mode="add" if accumulate else "set")
+    result = num.setitem(x, _key(indices), values, mode="add" if accumulate else "set")
+    _check_key(x, indices, result, "aten.index_put")
+    return result
 
 
 def _n(dt):
@@ -55,11 +87,14 @@ def index_select(x, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
-        return ops.reshape(num.take(ops.reshape(x, new_sizes=(1,)),
-                                    ops.reshape(index, new_sizes=(index.size,)), 0),
-                           new_sizes=())
+        out = ops.reshape(num.take(ops.reshape(x, new_sizes=(1,)),
+                                   ops.reshape(index, new_sizes=(index.size,)), 0),
+                          new_sizes=())
+        return checked(index, 1, IndexError, SELF_RANGE, "aten.index_select", out,
+                       negative=False)
     idx = ops.reshape(index, new_sizes=(index.size,))
-    return num.take(x, idx, d)
+    return checked(index, x.shape[d], IndexError, SELF_RANGE, "aten.index_select",
+                   num.take(x, idx, d), negative=False)
 
 
 def _grids(index, dim):
@@ -73,12 +108,17 @@ def gather(x, dim, index, *, sparse_grad=False):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
-        return ops.reshape(num.take(ops.reshape(x, new_sizes=(1,)), index, 0), new_sizes=index.shape)
+        out = ops.reshape(num.take(ops.reshape(x, new_sizes=(1,)), index, 0),
+                          new_sizes=index.shape)
+        return checked(index, 1, RuntimeError, _bounds(d, 1), "aten.gather", out,
+                       negative=False)
     if index.ndim != x.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if index.size == 0:
         return num.full(index.shape, 0, x.dtype)
-    return num.gather_points(x, list(range(x.ndim)), _grids(index, d))
+    out = num.gather_points(x, list(range(x.ndim)), _grids(index, d))
+    return checked(index, x.shape[d], RuntimeError, _bounds(d, x.shape[d]), "aten.gather", out,
+                   negative=False)
 
 
 _SCATTER_OPS = {None: "scatter", "add": "scatter_add", "sum": "scatter_add",
@@ -111,8 +151,10 @@ def _scatter(x, dim, index, src, reduce=None):
                          ops.add(idx, num.broadcast_to(lc.constant(np.asarray(x.shape, np.int64)),
                                                        idx.shape)), idx)
     op = ops.get(_SCATTER_OPS[reduce])
-    return op(x, wrapped, src, update_window_dims=(), inserted_window_dims=tuple(range(x.ndim)),
-              scatter_dims_to_operand_dims=tuple(range(x.ndim)), mode="fill")
+    out = op(x, wrapped, src, update_window_dims=(), inserted_window_dims=tuple(range(x.ndim)),
+             scatter_dims_to_operand_dims=tuple(range(x.ndim)), mode="fill")
+    return checked(index, x.shape[d], RuntimeError, _bounds(d, x.shape[d]), "aten.scatter", out,
+                   negative=False)
 
 
 @lower("scatter.src", "scatter_.src", "scatter.value", "scatter_.value")
@@ -156,7 +198,8 @@ def index_add(x, dim, index, source, *, alpha=1):
     if d:
         inv = tuple(np.argsort(perm))
         out = ops.transpose(out, permutation=inv)
-    return out
+    return checked(index, x.shape[d], IndexError, SELF_RANGE, "aten.index_add", out,
+                   negative=False)
 
 
 @lower("nonzero.default")
@@ -178,7 +221,9 @@ def masked_select(x, mask):
 
 @lower("take.default")
 def take(x, index):
-    return num.take(ops.reshape(x, new_sizes=(x.size,)), index, 0)
+    out = num.take(ops.reshape(x, new_sizes=(x.size,)), index, 0)
+    return checked(index, x.size, IndexError, f"out of range: tried to access an index out of "
+                   f"[-{x.size}, {x.size}) on a tensor of {x.size} elements.", "aten.take", out)
 
 
 @lower("index_fill.int_Scalar", "index_fill_.int_Scalar", "index_fill.int_Tensor",
@@ -190,7 +235,9 @@ def index_fill(x, dim, index, value):
     xx = x if x.ndim else ops.reshape(x, new_sizes=(1,))
     v = num.cast(value, x.dtype) if isinstance(value, lc.Tensor) else lc.scalar(value, x.dtype)
     out = num.setitem(xx, key, v)
-    return out if x.ndim else ops.reshape(out, new_sizes=())
+    out = out if x.ndim else ops.reshape(out, new_sizes=())
+    size = x.shape[d] if x.ndim else 1
+    return checked(index, size, IndexError, _bounds(d, size), "aten.index_fill", out)
 
 
 @lower("where.default")

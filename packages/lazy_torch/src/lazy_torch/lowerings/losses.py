@@ -9,6 +9,8 @@ so the decomposition runs and raises PyTorch's own errors.
 
 from __future__ import annotations
 
+import lazycore as lc
+
 from .common import D, num, ops
 from .registry import lower
 
@@ -54,10 +56,32 @@ def _sample_weights(x, target, weight, ignore_index, hot):
     return w
 
 
-@lower("nll_loss_forward.default")
+def _check_targets(x, target, ignore_index, op, results=()):
+    """Eager raises ``IndexError: Target N is out of bounds.`` for a target outside
+    [0, classes) that is not ``ignore_index``: checked in the next compiled program."""
+    if not D.is_integer(target.dtype) or target.size == 0 or x.ndim == 0:
+        return
+    classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    low = num.full(target.shape, 0, target.dtype)
+    high = num.full(target.shape, classes, target.dtype)
+    outside = ops.bitwise_or(ops.lt(target, low), ops.ge(target, high))
+    counted = ops.ne(target, num.full(target.shape, ignore_index, target.dtype))
+    bad = num.any(ops.bitwise_and(outside, counted))
+    lc.checks.require(bad, IndexError, f"Target is out of bounds (classes: {classes}).",
+                      op=op, guards=results)
+
+
+@lower("nll_loss_forward.default", "nll_loss2d_forward.default")
 def nll_loss_forward(x, target, weight, reduction, ignore_index):
     if not _covered(x, target, weight):
+        _check_targets(x, target, ignore_index, "aten.nll_loss_forward")
         return NotImplemented
+    out = _nll_loss_forward(x, target, weight, reduction, ignore_index)
+    _check_targets(x, target, ignore_index, "aten.nll_loss_forward", out)
+    return out
+
+
+def _nll_loss_forward(x, target, weight, reduction, ignore_index):
     hot = _one_hot(x, target)
     chosen = ops.select(hot, x, num.full(x.shape, 0, x.dtype))
     unweighted = _hot_drops_ignored(x, weight, ignore_index)

@@ -14,6 +14,7 @@ import lazycore as lc
 
 from .._convert import np_dtype
 from .common import D, full_like, num, ops, wrap_dim
+from .indexing import SELF_RANGE, checked
 from .registry import lower
 
 
@@ -354,7 +355,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                            "following scalar types: Long, Int; but got "
                            f"{_tname(indices.dtype)} instead (while checking arguments for "
                            "embedding)")
-    return num.take(weight, indices, 0)
+    return checked(indices, weight.shape[0], IndexError, SELF_RANGE, "aten.embedding",
+                   num.take(weight, indices, 0), negative=False)
 
 
 @lower("native_dropout_backward.default")

@@ -1,0 +1,160 @@
+"""Checks that need data (out-of-range indices), run inside the next compiled program.
+
+A frontend that cannot validate a lazy operand at the call (an index tensor whose
+values are not known yet) registers a *pending check*: a lazy boolean scalar that is
+true when the check fails, the exception type and message to raise, the op and the
+user's line. The next sync adds one extra output to its program, the pending flags
+concatenated into one boolean vector (each flag one fused reduction), reads it after
+execution and raises the first failure as the frontend's own exception type. Values
+that do not depend on the failing op keep their computed values; values that do
+become failed leaves that raise the same error when observed. No sync per op.
+
+Host-known operands (constants, Python scalars) are checked at once: no program needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ir import LEAF_OPS, Node, host_value
+
+
+class Check:
+    """One pending check: ``flag`` (lazy bool scalar, true = failed) and what to raise."""
+
+    __slots__ = ("flag", "error_type", "message", "op", "site", "guards")
+
+    def __init__(self, flag, error_type, message: str, op: str, site: str, guards):
+        self.flag = flag
+        self.error_type = error_type
+        self.message = message
+        self.op = op
+        self.site = site
+        self.guards = guards  # nodes eager would never have produced if the check failed
+
+    def error(self) -> BaseException:
+        return self.error_type(f"{self.message} (checked in the compiled program: op {self.op},"
+                               f" recorded at {self.site})")
+
+
+_pending: list[Check] = []
+
+
+def pending() -> bool:
+    return bool(_pending)
+
+
+def require(bad, error_type, message: str, *, op: str, guards=()) -> None:
+    """Raise ``error_type(message)`` at the next barrier if the lazy bool scalar ``bad``
+    is true. ``guards``: results of the checked op (tensors); values computed from them
+    are failed too. A host-known ``bad`` raises now."""
+    from .runtime import _call_site
+
+    node = bad.node
+    if node.op in ("const", "param"):
+        if bool(np.asarray(host_value(node)).any()):
+            raise error_type(f"{message} (op {op})")
+        return
+    guard_nodes = tuple(g.node for g in guards)
+    _pending.append(Check(bad, error_type, message, op, _call_site(), guard_nodes))
+
+
+def index_in_range(index, size: int, error_type, message: str, *, op: str,
+                   negative: bool = True, guards=()) -> None:
+    """Every value of the integer tensor ``index`` lies in ``[-size, size)`` (``negative``)
+    or ``[0, size)``; checked by one fused ``any`` reduction in the next program."""
+    from . import numeric, ops
+
+    if index.size == 0:
+        return
+    if index.node.op in ("const", "param"):
+        values = np.asarray(host_value(index.node))
+        lo = -size if negative else 0
+        if ((values < lo) | (values >= size)).any():
+            raise error_type(f"{message} (op {op})")
+        return
+    low = numeric.full(index.shape, -size if negative else 0, index.dtype)
+    high = numeric.full(index.shape, size, index.dtype)
+    out = ops.bitwise_or(ops.lt(index, low), ops.ge(index, high))
+    require(numeric.any(out), error_type, message, op=op, guards=guards)
+
+
+# -- the runtime's side ---------------------------------------------------------------
+
+class Batch:
+    """The checks one sync carries: their flags as one extra program output."""
+
+    __slots__ = ("checks", "root")
+
+    def __init__(self, checks: list[Check], root: Node):
+        self.checks = checks
+        self.root = root
+
+
+def take(roots: list[Node]) -> Batch | None:
+    """Move every pending check into this sync: appends one root (the flags) to ``roots``."""
+    from . import ops
+
+    if not _pending:
+        return None
+    checks = list(_pending)
+    _pending.clear()
+    flags = [ops.reshape(c.flag, new_sizes=(1,)) for c in checks]
+    combined = flags[0] if len(flags) == 1 else ops.concatenate(*flags, dimension=0)
+    roots.append(combined.node)
+    return Batch(checks, combined.node)
+
+
+def verify(batch: Batch | None, outputs, roots: list[Node], targets) -> None:
+    """After execution: raise the first failed check, and fail the values that depend on
+    a failed check's result (``outputs[i]`` is ``roots[i]``'s value; ``targets`` hold them)."""
+    if batch is None:
+        return
+    failed = np.asarray(outputs[-1])
+    if not failed.any():
+        return
+    bad = [c for c, f in zip(batch.checks, failed, strict=True) if f]
+    for check in bad:
+        _fail_dependents(check, outputs, roots, targets)
+    raise bad[0].error()
+
+
+def _fail_dependents(check: Check, outputs, roots, targets) -> None:
+    from .runtime import live_tensors
+
+    if not check.guards:
+        return
+    error = check.error()
+    reach = _Reach(check.guards)
+    tainted = {id(o) for o, r in zip(outputs, roots, strict=True) if reach(r)}
+    for t in targets:
+        if t.node.op == "data" and id(t.node.value) in tainted:
+            t.node = Node("failed", (), (), t.node.aval, error)
+    for t in live_tensors():  # pending values that this sync did not compute
+        if t.node.op not in LEAF_OPS and reach(t.node):
+            t.node = Node("failed", (), (), t.node.aval, error)
+
+
+class _Reach:
+    """Does a node's graph contain one of ``guards``? (memoized, iterative)."""
+
+    def __init__(self, guards):
+        self.memo = {id(g): True for g in guards}
+        self.keep = list(guards)
+
+    def __call__(self, node: Node) -> bool:
+        memo = self.memo
+        stack = [node]
+        while stack:
+            n = stack[-1]
+            if id(n) in memo:
+                stack.pop()
+                continue
+            todo = [c for c in n.operands if id(c) not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            memo[id(n)] = any(memo[id(c)] for c in n.operands)
+            self.keep.append(n)  # ids stay valid while the memo is in use
+        return memo[id(node)]
