@@ -26,6 +26,7 @@ from . import (  # noqa: F401  (fill the table)
     _api_math,
     _api_nn,
     _dispatch,
+    _graph,
     _indexing,
     _operators,
     optimizers,
@@ -51,6 +52,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> LazyTens
     from ._convert import to_core
     from ._tensor import new
 
+    if _graph.building():  # inside a tf.function trace: graph tensors
+        return _tf.convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint)
     if isinstance(value, LazyTensor):
         if dtype is not None and _tf.as_dtype(dtype) != value.dtype:
             raise ValueError(f"Tensor conversion requested dtype {_tf.as_dtype(dtype).name} "
@@ -62,6 +65,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> LazyTens
 
 def constant(value, dtype=None, shape=None, name=None) -> LazyTensor:
     """``tf.constant`` producing a lazy tensor."""
+    if _graph.building():
+        return _tf.constant(value, dtype=dtype, shape=shape)
     return convert_to_tensor(_tf.constant(value, dtype=dtype, shape=shape))
 
 

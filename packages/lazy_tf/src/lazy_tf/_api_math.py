@@ -146,7 +146,6 @@ for _tf, _op, _ok in [
     ("math.logical_or", "or", BOOL), ("bitwise.bitwise_and", "and", INT),
     ("bitwise.bitwise_or", "or", INT), ("bitwise.bitwise_xor", "xor", INT),
     ("bitwise.left_shift", "shift_left", INT), ("realdiv", "div", INEXACT),
-    ("truncatediv", "div", NUMERIC), ("truncatemod", "rem", REAL),
     ("math.nextafter", "nextafter", FLOAT), ("math.igamma", "igamma", FLOAT),
     ("math.igammac", "igammac", FLOAT),
 ]:
@@ -180,9 +179,15 @@ binary("math.truediv", lowers_to="div (+convert for integers)", kernel=True)(tru
 binary("math.divide", lowers_to="div (+convert for integers)", kernel=True)(truediv_core)
 
 
+# TF's kernels: integer division by zero is an error (ZeroDivisionError here; the
+# dispatcher lets TF raise its own), float floordiv is floor(a / b), a zero remainder
+# keeps fmod's (the dividend's) sign.
+_DIVISION = {"int_div_by_zero": "raise", "float_floor": "floor", "zero_remainder": "dividend"}
+
+
 @binary("math.floordiv", lowers_to="floor_divide (composite)", kernel=True)
 def _floordiv(a, b):
-    return num.floor_divide(require(a, REAL, "floordiv"), b)
+    return num.floor_divide(require(a, REAL, "floordiv"), b, **_DIVISION)
 
 
 binary("floor_div", lowers_to="floor_divide (composite)", kernel=True)(_floordiv)
@@ -190,12 +195,24 @@ binary("floor_div", lowers_to="floor_divide (composite)", kernel=True)(_floordiv
 
 @binary("div", lowers_to="floor_divide / div", kernel=True)
 def _div_v1(a, b):
-    return num.floor_divide(a, b) if lc.dtypes.is_integer(a.dtype) else ops.div(a, b)
+    if lc.dtypes.is_integer(a.dtype):
+        return num.floor_divide(a, b, **_DIVISION)
+    return ops.div(a, b)
 
 
 @binary("math.floormod", lowers_to="floor_mod (composite)", kernel=True)
 def _floormod(a, b):
-    return num.floor_mod(require(a, REAL, "floormod"), b)
+    return num.floor_mod(require(a, REAL, "floormod"), b, **_DIVISION)
+
+
+@binary("truncatediv", lowers_to="trunc_divide (composite)", kernel=True)
+def _truncatediv(a, b):
+    return num.trunc_divide(require(a, NUMERIC, "truncatediv"), b, int_div_by_zero="raise")
+
+
+@binary("truncatemod", lowers_to="fmod (composite)", kernel=True)
+def _truncatemod(a, b):
+    return num.fmod(require(a, REAL, "truncatemod"), b, int_div_by_zero="raise")
 
 
 @binary("math.squared_difference", lowers_to="sub, mul", kernel=True)

@@ -21,6 +21,7 @@ import lazycore as lc
 
 from . import _state
 from ._fallback import oracle, run_eager
+from ._graph import building, run_in_graph
 from ._table import API, Entry, resolve
 from ._tensor import LazyTensor, new
 
@@ -57,6 +58,8 @@ def wrap(out):
 
 
 def call(entry: Entry | None, api, args, kwargs):
+    if building():  # a tf.function trace: TF's own op on graph tensors
+        return run_in_graph(api, args, kwargs)
     if entry is None:
         return run_eager(name_of(api), api, args, kwargs)
     try:

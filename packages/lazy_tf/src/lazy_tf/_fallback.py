@@ -21,6 +21,7 @@ import tensorflow as tf
 
 import lazycore as lc
 
+from ._graph import building, to_tensor
 from ._tensor import LazyTensor, handle, new, observe
 
 _TF_DIR = os.path.dirname(tf.__file__)
@@ -63,11 +64,14 @@ def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
     if dtype is not None and tf.as_dtype(dtype) != x.dtype:
         raise ValueError(f"Tensor conversion requested dtype {tf.as_dtype(dtype).name} for "
                          f"Tensor with dtype {x.dtype.name}: {x!r}")
+    if building():  # inside a tf.function trace: the graph tensor standing for it
+        return to_tensor(x)
     api = _entry_api()
     if api is not None and not api.startswith("convert_to_tensor"):
         lc.metrics.inc("fallbacks")
         lc.metrics.inc(f"fallback::{api}")
-    return _eager_from_host(observe(x, "convert"))
+    fallback = api is not None and not api.startswith("convert_to_tensor")
+    return _eager_from_host(observe(x, f"fallback:{api}" if fallback else "convert"))
 
 
 def _lazy_leaves(tree) -> list:
@@ -87,7 +91,7 @@ def run_eager(name: str, api, args, kwargs, *, count: bool = True):
     """Call the TF API on eager copies of every lazy argument (one sync for all)."""
     leaves = _lazy_leaves((args, kwargs))
     hosts = lc.to_numpy_many([handle(v) if v.__class__ is LazyTensor else v._read()
-                              for v in leaves], cause="fallback")
+                              for v in leaves], cause=f"fallback:{name}")
     eager = {id(v): _eager_from_host(h) for v, h in zip(leaves, hosts, strict=True)}
     e_args, e_kwargs = tf.nest.map_structure(
         lambda v: eager[id(v)] if isinstance(v, LazyTensor) else v, (args, kwargs))

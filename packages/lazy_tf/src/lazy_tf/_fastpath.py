@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ._convert import to_core
 from ._dispatch import wrap
+from ._graph import building
 from ._plans import LAZY, SCALARS, STOPPED, TAPES, cache_for
 from ._table import API
 from ._tensor import build, handle
@@ -44,7 +45,8 @@ def operator(general, entry, reflected: bool = False):
 
     def method(self, other):  # the per-op cost of every traced operator: kept flat
         kind = other.__class__
-        if self.__class__ not in LAZY or (kind not in SCALARS and kind not in LAZY):
+        if self.__class__ not in LAZY or (kind not in SCALARS and kind not in LAZY) \
+                or building():  # a tf.function trace: the general path runs TF's op
             return general(self, other)
         if TAPES or STOPPED[0]:
             return taped(self, other)

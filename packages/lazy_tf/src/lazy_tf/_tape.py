@@ -18,6 +18,7 @@ import lazycore as lc
 
 from . import _state
 from ._convert import to_core
+from ._graph import building, symbolic
 from ._tensor import LazyTensor, is_lazy_class, new
 from ._variable import Variable
 
@@ -59,15 +60,22 @@ class GradientTape:
         self._outside: dict[int, object] = {}  # nodes of values used here, made before it
         # the recorded graph lives outside live handles: no buffer donation meanwhile
         self._hold = lc.runtime.hold_buffers()
+        self._graph_tape = None  # a tf.GradientTape when entered in a tf.function trace
 
     # -- context ------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         self._recording = True
+        if building():  # a tf.function trace: the ops are TF's, so is the tape
+            self._graph_tape = tf.GradientTape(self._persistent, self._watch_accessed)
+            self._graph_tape.__enter__()
+            return self
         _state.active_tapes.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
         self._recording = False
+        if self._graph_tape is not None:
+            self._graph_tape.__exit__(*exc)
         if self in _state.active_tapes:
             _state.active_tapes.remove(self)
 
@@ -77,6 +85,10 @@ class GradientTape:
         if not self._recording:
             raise ValueError("Tape.stop_recording() can only be called within the tape's "
                              "context manager.")
+        if self._graph_tape is not None:
+            with self._graph_tape.stop_recording():
+                yield
+            return
         _state.stopped[0] += 1
         try:
             yield
@@ -92,6 +104,9 @@ class GradientTape:
 
     # -- watching -----------------------------------------------------------------
     def watch(self, tensor) -> None:
+        if self._graph_tape is not None:
+            self._graph_tape.watch(_graph_values(tensor))
+            return
         for t in tf.nest.flatten(tensor):
             if not isinstance(t, LazyTensor):
                 raise ValueError(f"ltf.GradientTape can only watch lazy tensors, got "
@@ -128,6 +143,8 @@ class GradientTape:
         return h
 
     def watched_variables(self) -> tuple:
+        if self._graph_tape is not None:
+            return self._graph_tape.watched_variables()
         return tuple(v for v in self._watched.values() if isinstance(v, Variable))
 
     # -- gradients ------------------------------------------------------------------
@@ -137,6 +154,10 @@ class GradientTape:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
         self._used = True
+        if self._graph_tape is not None:
+            return self._graph_tape.gradient(
+                _graph_values(target), _graph_values(sources), _graph_values(output_gradients),
+                unconnected_gradients)
         targets = _flatten(target)
         flat_sources = _flatten(sources)
         for s in flat_sources:
@@ -175,6 +196,10 @@ class GradientTape:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
         self._used = True
+        if self._graph_tape is not None:
+            return self._graph_tape.jacobian(
+                _graph_values(target), _graph_values(sources), unconnected_gradients,
+                parallel_iterations, experimental_use_pfor)
         out = self._graph_handle(target)
         flat_sources = tf.nest.flatten(sources)
         inputs = [self._graph_handle(s) if id(s) in self._watched else None for s in flat_sources]
@@ -199,6 +224,13 @@ class GradientTape:
                    for g in row]
             results.append(_new_recorded(lc.numeric.reshape(lc.numeric.stack(row, 0), shape)))
         return tf.nest.pack_sequence_as(sources, results)
+
+
+def _graph_values(structure):
+    """Lazy values -> what stands for them in the graph being built (variables: their
+    shadows, so gradients with respect to an ``ltf.Variable`` are the shadow's)."""
+    return tf.nest.map_structure(
+        lambda v: symbolic(v) if isinstance(v, LazyTensor) else v, structure)
 
 
 def _new_recorded(h: lc.Tensor):

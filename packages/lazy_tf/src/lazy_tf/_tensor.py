@@ -3,10 +3,9 @@
 ExtensionType fields cannot hold arbitrary Python objects, so the type carries only
 an int id, the static shape and the dtype; each instance pins its core handle
 (``lazycore.Tensor``) in its ``__dict__``, so a value lives exactly as long as some
-Python object holds it -- the core never computes values nobody holds. Copies that
-TensorFlow rebuilds from a TypeSpec carry only the id: a side table keyed by id
-(holding handles weakly) answers for them. A spec is always taken from a live
-instance first, so the instance enters the table then, not on every op.
+Python object holds it -- the core never computes values nobody holds. The TypeSpec
+TensorFlow sees is not the generated one but ``_graph.LazySpec`` (shape and dtype, a
+``tf.Tensor`` component): a spec never names a value, so ``tf.function`` cannot bake one.
 Construction bypasses the ExtensionType validator (~18 us) because every field is
 built here from already-valid objects, with shape and dtype cached per aval.
 """
@@ -14,7 +13,6 @@ built here from already-valid objects, with shape and dtype cached per aval.
 from __future__ import annotations
 
 import itertools
-import weakref
 
 import numpy as np
 import tensorflow as tf
@@ -23,7 +21,6 @@ import lazycore as lc
 
 from ._dtypes import to_tf
 
-_HANDLES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _next_id = itertools.count(1).__next__
 _SHAPES: dict[tuple, tf.TensorShape] = {}
 _META: dict = {}  # core aval -> (tf.TensorShape, tf.DType)
@@ -83,15 +80,19 @@ class LazyTensor(tf.experimental.ExtensionType):
 
         return to_eager(self, dtype)
 
+    @lc.diagnostics.observes("control_flow")
     def __bool__(self):
         return bool(self.numpy())
 
+    @lc.diagnostics.observes("item")
     def __int__(self):
         return int(self.numpy())
 
+    @lc.diagnostics.observes("item")
     def __float__(self):
         return float(self.numpy())
 
+    @lc.diagnostics.observes("item")
     def __index__(self):
         return self.numpy().__index__()
 
@@ -108,10 +109,12 @@ class LazyTensor(tf.experimental.ExtensionType):
 
     __hash__ = None  # like tf.Tensor: unhashable (== is elementwise)
 
+    @lc.diagnostics.observes("print")
     def __repr__(self) -> str:
         return (f"<tf.Tensor: shape={tuple(self.shape.as_list())}, dtype={self.dtype.name}, "
                 f"numpy={np.asarray(self.numpy())!r}>")
 
+    @lc.diagnostics.observes("print")
     def __str__(self) -> str:
         return (f"tf.Tensor({np.asarray(self.numpy())}, shape={tuple(self.shape.as_list())}, "
                 f"dtype={self.dtype.name})")
@@ -176,37 +179,37 @@ def build(t: lc.Tensor, shape, dtype, cls=LazyTensor):
     return obj
 
 
-_spec_of = LazyTensor._type_spec.fget
+def _spec(self):
+    """A ``LazySpec`` (shape, dtype; no identity): ``tf.function`` traces once per
+    signature and feeds each call the current value (see ``_graph``)."""
+    from ._graph import LazySpec
 
-
-def _registered_spec(self):
-    """TensorFlow's ``_type_spec``, after entering the instance in the side table: the
-    spec can rebuild copies that carry only ``_id`` (``handle`` looks them up)."""
-    if "_h" in self.__dict__:
-        _HANDLES[self._id] = self.__dict__["_h"]
-    return _spec_of(self)
+    return LazySpec(self.shape, self.dtype)
 
 
 # set after class creation: ExtensionType reserves the name in the class body
-LazyTensor._type_spec = property(_registered_spec)
+LazyTensor._type_spec = property(_spec)
 
 
 def handle(x) -> lc.Tensor:
-    """The core handle of a LazyTensor (also for copies TensorFlow rebuilt from the spec)."""
+    """The core handle of a LazyTensor (a variable whose value is in its ``tf.function``
+    shadow gets it back first)."""
     h = x.__dict__.get("_h")
     if h is None:
-        h = _HANDLES.get(x._id)
-        if h is None:
-            raise ValueError(f"lazy tensor {x._id} has no value (it was never created here)")
-        x.__dict__["_h"] = h
+        if "_parked" in x.__dict__:
+            from ._graph import unpark
+
+            return unpark(x)
+        raise ValueError(f"lazy tensor {x._id} has no value (it was never created here)")
     return h
 
 
-def observe(x, cause: str = "observe") -> np.ndarray:
+def observe(x, cause: str = "host_transfer") -> np.ndarray:
     """Host copy of a lazy value. Observing is a step barrier: every live pending value
     is computed in the same program, since TF programs have no explicit ``mark_step``
     and variables updated in a loop would otherwise grow one ever longer graph."""
     h = handle(x) if x.__class__ is LazyTensor else x._read()
+    cause = lc.diagnostics.observed_cause(cause)  # print / item / control_flow win
     if h.is_pending:
         lc.sync(cause=cause)
-    return np.asarray(lc.to_numpy(h))
+    return np.asarray(lc.to_numpy(h, cause))

@@ -16,6 +16,7 @@ import lazycore as lc
 from . import _state
 from ._convert import to_core
 from ._dtypes import to_np
+from ._graph import building, shadow
 from ._tensor import LazyTensor, handle, new
 
 _names = itertools.count()
@@ -66,7 +67,15 @@ class Variable(LazyTensor, metaclass=_Factory):
         return h
 
     def read_value(self) -> LazyTensor:
+        if building():
+            return shadow(self).read_value()
         return new(lc.Tensor(self._read().node))
+
+    def numpy(self):
+        if building():
+            raise NotImplementedError("numpy() is only available when eager execution is "
+                                      "enabled.")
+        return super().numpy()
 
     def value(self) -> LazyTensor:
         return self.read_value()
@@ -91,15 +100,21 @@ class Variable(LazyTensor, metaclass=_Factory):
         return t
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
+        if building():  # inside a tf.function: the shadow variable, synced at call time
+            return shadow(self).assign(value, use_locking, name, read_value)
         handle(self).assign(self._check(value))
         return self
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        if building():  # inside a tf.function: the shadow variable, synced at call time
+            return shadow(self).assign_add(delta, use_locking, name, read_value)
         h = handle(self)
         h.assign(lc.ops.add(h, self._check(delta)))
         return self
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        if building():  # inside a tf.function: the shadow variable, synced at call time
+            return shadow(self).assign_sub(delta, use_locking, name, read_value)
         h = handle(self)
         h.assign(lc.ops.sub(h, self._check(delta)))
         return self

@@ -6,10 +6,12 @@ a schedule or the step count never recompiles the training step.
 from __future__ import annotations
 
 import math
+import warnings
 
 import lazycore as lc
 
 from ._convert import to_core
+from ._graph import building
 from ._tensor import handle
 from ._variable import Variable
 
@@ -36,7 +38,16 @@ class Optimizer:
         return slots[name]
 
     def apply_gradients(self, grads_and_vars) -> None:
-        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        pairs = list(grads_and_vars)
+        if not pairs:
+            return  # Keras: nothing to apply, the step count stays
+        if building():
+            raise NotImplementedError(
+                f"ltf.optimizers.{type(self).__name__}.apply_gradients inside a tf.function "
+                "trace: its slots and step count live in the lazy graph. Call the step "
+                "without tf.function (lazy_tf compiles it anyway), or update the variables "
+                "with assign_sub inside the function.")
+        pairs = _filter_empty_gradients(pairs)
         for g, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"ltf optimizers update ltf.Variable, got {type(v).__name__}")
@@ -49,6 +60,19 @@ class Optimizer:
 
     def _update(self, g: lc.Tensor, w: lc.Tensor, var: Variable) -> lc.Tensor:
         raise NotImplementedError
+
+
+def _filter_empty_gradients(pairs: list) -> list:
+    """Keras's rule: no gradient at all raises, a partial set warns and skips the Nones."""
+    kept = [(g, v) for g, v in pairs if g is not None]
+    if not kept:
+        raise ValueError("No gradients provided for any variable.")
+    missing = [getattr(v, "name", repr(v)) for g, v in pairs if g is None]
+    if missing:
+        warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the "
+                      "loss. If using `model.compile()`, did you forget to provide a `loss` "
+                      "argument?", stacklevel=3)
+    return kept
 
 
 class SGD(Optimizer):
