@@ -37,7 +37,7 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def __array__(self, dtype=None, copy=None):
         if copy is False:
             raise ValueError("a LazyArray cannot be exposed without a copy")
-        host = lc.to_numpy(self._t)
+        host = lc.to_numpy(self._t, cause="host_transfer")
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def __array_namespace__(self, *, api_version=None):
@@ -149,9 +149,11 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         if self.size != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
         return self.__array__().reshape(())[()]
+    @lc.diagnostics.observes("print")
 
     def item(self, *args):
         return self.__array__().item(*args)
+    @lc.diagnostics.observes("print")
 
     def tolist(self):
         return self.__array__().tolist()
@@ -166,21 +168,26 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def __copy__(self):
         return LazyArray(self._t)
 
+    @lc.diagnostics.observes("control_flow")
     def __deepcopy__(self, memo):
         return LazyArray(self._t)
 
     def __reduce__(self):
         from . import _creation
 
+    @lc.diagnostics.observes("item")
         return (_creation.asarray, (self.__array__(),))
 
     # -- indexing -------------------------------------------------------------------------
+    @lc.diagnostics.observes("item")
     def __getitem__(self, key):
         return _dispatch["getitem"](self, key)
 
+    @lc.diagnostics.observes("item")
     def __setitem__(self, key, value):
         _dispatch["setitem"](self, key, value)
 
+    @lc.diagnostics.observes("item")
     # -- methods: thin aliases of the np.* functions (one implementation each) -----------
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         return _dispatch["astype"](self, dtype, casting, copy)
@@ -191,6 +198,7 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and isinstance(shape[0], tuple | list):
             shape = shape[0]
+    @lc.diagnostics.observes("item")
         return np.reshape(self, shape, order=order)
 
     def transpose(self, *axes):

@@ -40,11 +40,13 @@ def device(index: int = 0) -> _torch.device:
 
 
 def sync(wait: bool = False) -> None:
-    """The step barrier (PyTorch/XLA's ``mark_step``): compute every live pending value."""
+    """The step barrier: compute every live pending value (logged as cause ``explicit``)."""
+    _lc.sync(wait=wait, cause="explicit")
+
+
+def mark_step(wait: bool = False) -> None:
+    """PyTorch/XLA's name for the step barrier (logged as cause ``mark_step``)."""
     _lc.sync(wait=wait, cause="mark_step")
-
-
-mark_step = sync
 
 
 def manual_seed(seed: int) -> None:

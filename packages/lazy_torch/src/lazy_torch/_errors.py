@@ -14,7 +14,14 @@ _TYPES = (
 )
 
 
+#: Raised as they are: ``ImplicitSyncError`` (``.cause``, ``.site``) and ``VerifyError``
+#: (``.mismatch``) subclass RuntimeError, so ``except RuntimeError`` still catches them.
+_PASS_THROUGH = (lc.ImplicitSyncError, lc.VerifyError)
+
+
 def translate(err: lc.LazyError, func=None) -> Exception:
+    if isinstance(err, _PASS_THROUGH):  # already RuntimeErrors, with attributes users read
+        return err
     shapes = ", ".join(str(list(s.shape)) if hasattr(s, "shape") else str(s) for s in err.shapes)
     where = f" [{func.__name__}]" if func is not None else ""
     msg = str(err) + (f" (shapes: {shapes})" if shapes and "shape" not in str(err) else "") + where

@@ -80,6 +80,7 @@ class LazyTensor(torch.Tensor):
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return cpu_to_numpy(to_cpu(self))
+    @lc.diagnostics.observes("print")
 
     def tolist(self):
         return to_cpu(self).tolist()
@@ -89,6 +90,12 @@ class LazyTensor(torch.Tensor):
         return (_restore, (to_cpu(self), self.requires_grad))
 
     def __array__(self, dtype=None, copy=None):
+    __format__ = lc.diagnostics.observes("print")(torch.Tensor.__format__)
+
+    @lc.diagnostics.observes("control_flow")
+    def __bool__(self):
+        return torch.Tensor.__bool__(self)
+
         arr = cpu_to_numpy(to_cpu(self))
         return arr if dtype is None else arr.astype(dtype)
 
@@ -237,8 +244,9 @@ def positions(numel: int, size, stride, offset) -> lc.Tensor:
     return pos
 
 
-def to_cpu(t: LazyTensor) -> torch.Tensor:
-    """A CPU copy of ``t``'s value (syncs what it needs)."""
+def to_cpu(t: LazyTensor, cause: str = "host_transfer") -> torch.Tensor:
+    """A CPU copy of ``t``'s value (syncs what it needs; ``cause`` names it in the sync
+    log unless an observation around it -- print, ``bool()`` -- already did)."""
     from ._convert import numpy_to_cpu
 
-    return numpy_to_cpu(lc.to_numpy(read(t)), owned=True)
+    return numpy_to_cpu(lc.to_numpy(read(t), cause), owned=True)

@@ -30,6 +30,7 @@ from . import (  # noqa: E402
     random,
     runtime,
     sharding,  # noqa: E402
+    sources,
 )
 from .autodiff import grad  # noqa: E402
 from .config import configure, settings  # noqa: E402
@@ -41,6 +42,7 @@ from .errors import (  # noqa: E402
     ImplicitSyncError,  # noqa: E402
     LazyError,
     ShapeError,
+    VerifyError,
 )
 from .ir import Aval, Node  # noqa: E402
 from .profile import profile  # noqa: E402  (the function; the module is lazycore.profile)
@@ -58,6 +60,7 @@ from .runtime import (  # noqa: E402
 from .sharding import Mesh, mark_sharding  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 from .trace import constant, scalar  # noqa: E402
+from .verify import verify  # noqa: E402  (the context manager; the module is lazycore.verify)
 
 __all__ = [
     "Aval", "AxisError", "DTypeError", "ExecutionError", "LazyError", "Node", "ShapeError", "Tensor", "asarray",
@@ -68,4 +71,5 @@ __all__ = [
 ]
 __all__ += ["ImplicitSyncError", "allow_sync", "diagnostics", "profile"]
 __all__ += ["Mesh", "mark_sharding", "sharding"]
+__all__ += ["VerifyError", "sources", "verify"]
 __version__ = "0.1.0"

@@ -24,6 +24,9 @@ class Settings:
     ``debug``: log each sync (cause, call site, graph hash, hit or compile) to stderr.
     ``max_pending_ops``: a trace that grows by this many ops without a full sync is cut
     (synced) automatically, so a loop that never calls ``sync()`` stays bounded.
+    ``verify``: run every program also op by op eagerly and report the first op that
+    differs (``lazycore.verify``). ``dump_dir``: write every compiled graph's IR and HLO
+    there. ``sources``: record each op's user ``file:line`` (on with debug or verify).
     """
 
     bake_scalars: bool = field(default_factory=lambda: _env_flag("LAZYCORE_BAKE_SCALARS"))
@@ -34,6 +37,9 @@ class Settings:
     debug: bool = field(default_factory=lambda: _env_flag("LAZYCORE_DEBUG"))
     max_pending_ops: int = field(
         default_factory=lambda: int(os.environ.get("LAZYCORE_MAX_PENDING_OPS", "10000")))
+    verify: bool = field(default_factory=lambda: _env_flag("LAZYCORE_VERIFY"))
+    dump_dir: str | None = field(default_factory=lambda: os.environ.get("LAZYCORE_DUMP_DIR") or None)
+    sources: bool = field(default_factory=lambda: _env_flag("LAZYCORE_SOURCES"))
 
 
 settings = Settings()
@@ -49,6 +55,10 @@ def configure(**changes) -> Settings:
         from . import runtime
 
         runtime._reset_trace_limit()
+    if changes.keys() & {"debug", "verify", "sources"}:
+        from . import sources
+
+        sources.update()
     if "persistent_cache_dir" in changes:
         from . import cache
 

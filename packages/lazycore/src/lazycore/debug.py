@@ -1,6 +1,9 @@
 """IR and HLO text for pending values: what would run at the next sync.
 
-Each function takes a ``Tensor`` or a list of them (frontends pass their core handles):
+Each function takes a tensor or a list of them: core ``Tensor`` handles or any
+frontend's lazy tensor (a torch ``LazyTensor``, a ``LazyArray``, a lazy_tf tensor: anything
+with ``__lazycore_tensor__``). With sources on (debug, verify, ``LAZYCORE_SOURCES=1``)
+each op is annotated with the user's ``file:line`` that recorded it.
 
 - ``ir_text``: the lazycore IR as a listing; ``ir_dot``: the same graph as Graphviz DOT
   (``dot -Tsvg graph.dot -o graph.svg``);
@@ -18,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import sharding as _sharding
-from .ir import Aval, format_graph
+from .interop import unwrap
+from .ir import Aval
 from .lowering import hlo_text as _hlo
 from .lowering import linearize
 from .lowering import stablehlo_text as _stablehlo
@@ -26,14 +30,41 @@ from .sharding import sharding_of, sharding_text  # noqa: F401  (layout and per-
 
 
 def _roots(tensors):
-    if hasattr(tensors, "node"):
+    if unwrap(tensors) is not None:
         tensors = [tensors]
-    return [t.node for t in tensors]
+    roots = []
+    for t in tensors:
+        core = unwrap(t)
+        if core is None:
+            raise TypeError(f"expected a lazy tensor (lazycore.Tensor or a frontend's), got"
+                            f" {type(t).__name__}")
+        roots.append(core.node)
+    return roots
 
 
 def ir_text(tensors) -> str:
     """A readable listing of the graph computing ``tensors``."""
-    return format_graph(_roots(tensors))
+    return program_ir_text(linearize(_roots(tensors)))
+
+
+def program_ir_text(program) -> str:
+    """A program's listing: one ``%i = op(operands, attrs) : aval`` line per node, with
+    the recording ``file:line`` when known, then ``return`` and the outputs."""
+    from .sources import site_of
+
+    lines = []
+    for i, (node, operands) in enumerate(zip(program.nodes, program.operand_positions,
+                                             strict=True)):
+        args = ", ".join(f"%{p}" for p in operands)
+        attrs = ", ".join(f"{k}={v}" for k, v in node.attrs)
+        body = node.op
+        if node.op in ("param", "const"):
+            body += f" {np.asarray(node.value).tolist()}"
+        line = f"%{i} = {body}({args}{', ' if args and attrs else ''}{attrs}) : {_aval_str(node.aval)}"
+        site = None if node.is_leaf else site_of(node)
+        lines.append(f"{line}  # {site}" if site else line)
+    lines.append("return " + ", ".join(f"%{p}" for p in program.output_positions))
+    return "\n".join(lines)
 
 
 def stablehlo_text(tensors) -> str:
@@ -78,6 +109,8 @@ def ir_dot(tensors, *, name: str = "lazycore") -> str:
     Leaves are boxes (device data blue, scalar parameters yellow, baked constants
     grey); outputs have a double border; edges run from operand to user.
     """
+    from .sources import site_of
+
     roots = _roots(tensors)
     program = linearize(roots)
     outputs = set(program.output_positions)
@@ -90,6 +123,9 @@ def ir_dot(tensors, *, name: str = "lazycore") -> str:
             head += f" {np.asarray(node.value).tolist()}"
         attrs = ", ".join(f"{k}={v}" for k, v in node.attrs)
         parts = [head, attrs[:60], _aval_str(node.aval)] if attrs else [head, _aval_str(node.aval)]
+        site = None if node.is_leaf else site_of(node)
+        if site:
+            parts.append(site.rpartition("/")[2])  # file name and line: the full path is long
         label = "\\n".join(_dot_escape(p) for p in parts)  # DOT's line break is \n
         style = _LEAF_STYLE.get(node.op, "shape=ellipse")
         if i in outputs:

@@ -20,14 +20,17 @@ Sync causes (the ``cause=`` of ``lc.sync`` / ``lc.to_numpy_many``, counted as
 from __future__ import annotations
 
 import atexit
+import functools
 import linecache
 import sys
+import threading
 from collections import Counter, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .config import settings
 from .errors import ImplicitSyncError
+from .lowering import graph_id
 
 #: The documented cause vocabulary. Frontends may pass other strings; they are
 #: treated as implicit syncs and counted under their own name.
@@ -38,12 +41,21 @@ CAUSES = {
     "print": "a value was printed or formatted (repr/str)",
     "host_transfer": "a value was copied to host memory (.numpy(), np.asarray, tf .numpy())",
     "materialize": "the core needed a value on device or host (lc.to_numpy / lc.materialize)",
-    "fallback": "an op ran on the host framework (no lazy lowering): its inputs were synced",
+    "fallback": "an op ran on the host framework (no lazy lowering): its inputs were synced;"
+                " logged as fallback:<op name>",
     "data_dependent": "an output shape depends on values (nonzero, unique, boolean masks)",
     "convert": "a lazy value was converted to the host framework's eager tensor",
     "control_flow": "Python control flow on a tensor (if x: / while x:)",
     "trace_limit": "the trace grew past settings.max_pending_ops without a sync and was cut",
 }
+
+
+
+def describe_cause(cause: str) -> str:
+    """What a cause means (``fallback:aten::nonzero`` is a ``fallback``)."""
+    return CAUSES.get(cause.partition(":")[0] if cause.startswith("fallback:") else cause,
+                      "a value was observed")
+
 
 #: Causes of a step barrier: a full sync with one of them ends a step.
 STEP_CAUSES = frozenset({"explicit", "mark_step"})
@@ -90,6 +102,46 @@ _log: deque = deque(maxlen=1000)
 _sites: dict[str, _Site] = {}
 _state = {"allowed": True, "steps": 0}
 _listeners: list = []  # profile hooks: fn(event, **info)
+_local = threading.local()  # .cause: what the user did, set by a frontend's observation
+
+
+# -- what the user did: frontends name it, the runtime logs it --------------------------
+
+def observed_cause(cause: str | None = None) -> str:
+    """The cause of a sync the runtime is about to run: the outermost ``observing``
+    block's (``print(t)`` reads the value through the same path as ``t.numpy()``),
+    else ``cause``, else ``"materialize"``."""
+    return getattr(_local, "cause", None) or cause or "materialize"
+
+
+class observing:  # noqa: N801 - used like a function: ``with observing("print"):``
+    """Syncs inside the block are logged with ``cause`` (the outermost block wins)."""
+
+    __slots__ = ("cause", "outer")
+
+    def __init__(self, cause: str):
+        self.cause = cause
+
+    def __enter__(self):
+        self.outer = getattr(_local, "cause", None)
+        if self.outer is None:
+            _local.cause = self.cause
+        return self
+
+    def __exit__(self, *exc):
+        _local.cause = self.outer
+        return False
+
+
+def observes(cause: str):
+    """Decorator for a frontend's observation method (``__bool__`` -> ``control_flow``)."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def observe(*args, **kwargs):
+            with observing(cause):
+                return fn(*args, **kwargs)
+        return observe
+    return decorate
 
 
 # -- hooks the runtime calls -------------------------------------------------------
@@ -104,10 +156,30 @@ def before_sync(cause: str, full: bool) -> None:
         listener("sync", cause=cause, full=full)
 
 
-def before_host_transfer() -> None:
+def before_host_transfer(cause: str = "host_transfer") -> None:
     """Called before a device value is copied to the host (``lc.to_numpy``)."""
     if not _state["allowed"]:
-        _refuse("host_transfer")
+        _refuse("host_transfer" if cause == "materialize" else cause)
+
+
+def verifying() -> bool:
+    """True inside ``lc.verify()`` or with ``LAZYCORE_VERIFY=1``."""
+    return settings.verify
+
+
+def verify_program(program, outputs, site: str, cause: str) -> None:
+    """``lc.verify()``: check a program just run against its op-by-op eager evaluation."""
+    from . import verify
+
+    verify.check_program(program, outputs, site, cause)
+
+
+def on_compile(program, lowered, executable, site: str) -> None:
+    """Called after each compile (``LAZYCORE_DUMP_DIR``: write the IR and HLO)."""
+    if settings.dump_dir:
+        from . import dump
+
+        dump.write(program, lowered, executable, site)
 
 
 def on_sync(cause: str, site: str, program, hit: bool, reason: str | None = None,
@@ -116,8 +188,7 @@ def on_sync(cause: str, site: str, program, hit: bool, reason: str | None = None
     # O(outputs), not O(graph): sync is on the hot path. Node hashes are structural, so the
     # outputs' hashes identify the graph (up to which leaves are shared).
     ops = len(program.nodes) - len(program.inputs)
-    nodes = program.nodes
-    graph = hash((ops, tuple([nodes[p].hash for p in program.output_positions]))) & 0xFFFFFFFF
+    graph = graph_id(program)  # the HLO module is named lazy_<graph>
     record = SyncRecord(cause, site, ops, len(program.inputs), len(program.output_positions),
                         hit, reason, graph, detail)
     _log.append(record)
@@ -169,7 +240,7 @@ def _refuse(cause: str) -> None:
     where = f"{site}: {source}" if source else site
     raise ImplicitSyncError(
         f"implicit sync (cause={cause}) inside allow_sync(False) at {where}"
-        f" -- {CAUSES.get(cause, 'a value was observed')}. Move it out of the step,"
+        f" -- {describe_cause(cause)}. Move it out of the step,"
         f" or call lc.sync() explicitly.", cause=cause, site=site)
 
 
@@ -198,38 +269,53 @@ def reset() -> None:
 
 
 def explain_storm(avals_per_compile: list[tuple], op_counts: set | None = None) -> str:
-    """Advice for a site that compiled many times, from the input avals of each compile."""
+    """Advice for a site that compiled many times, from the input avals of each compile.
+
+    Compiles are grouped by their number of inputs (an optimizer's state appearing at
+    step 2 changes it once); within each group every input is checked for a varying
+    dtype, rank or dimension, so a varying batch is named whatever the optimizer."""
     hints = []
-    lengths = {len(a) for a in avals_per_compile}
-    if len(lengths) == 1 and avals_per_compile:
-        n = lengths.pop()
-        for i in range(n):
-            column = [a[i] for a in avals_per_compile]
-            if len({c.dtype for c in column}) > 1:
-                names = sorted({c.dtype.name for c in column})
-                hints.append(f"input {i} dtype varies ({', '.join(names)}) -- cast it once")
-                continue
-            ranks = {len(c.shape) for c in column}
-            if len(ranks) > 1:
-                hints.append(f"input {i} rank varies ({sorted(ranks)}) -- reshape to one rank")
-                continue
-            dims = [d for d in range(ranks.pop()) if len({c.shape[d] for c in column}) > 1]
-            if dims:
-                seen = sorted({c.shape[dims[0]] for c in column})
-                sample = ", ".join(map(str, seen[:5])) + (", ..." if len(seen) > 5 else "")
-                which = "dim " + ", ".join(map(str, dims)) if len(dims) > 1 else f"dim {dims[0]}"
-                hints.append(f"input {i} shape varies in {which} (sizes {sample})"
-                             f" -- pad or bucket it")
-    else:
-        hints.append(f"the number of inputs varies ({sorted(lengths)})")
-    if not hints:
-        if op_counts and len(op_counts) > 1:
+    groups: dict[int, list[tuple]] = {}
+    for avals in avals_per_compile:
+        groups.setdefault(len(avals), []).append(avals)
+    if len(groups) > 1:
+        hints.append(f"the number of inputs varies ({sorted(groups)}): a value that is an"
+                     f" input of some steps only (e.g. optimizer state created at the first"
+                     f" step, which costs one extra compile)")
+    for _, group in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        if len(group) > 1:
+            hints.extend(h for h in _varying_inputs(group) if h not in hints)
+    if len(hints) == (len(groups) > 1):  # nothing but (at most) the input count
+        if op_counts and len(op_counts) > len(groups):
             hints.append("the graph changes between steps (Python control flow, a growing"
                          " trace, or a step that is not cut by lc.sync())")
-        else:
+        elif len(groups) == 1:
             hints.append("the graph changes (baked constants or Python values in the trace?"
                          " pass changing scalars as lc.scalar parameters)")
-    return "; ".join(hints[:3])
+    return "; ".join(hints[:4])
+
+
+def _varying_inputs(avals_per_compile: list[tuple]) -> list[str]:
+    """Per input position: how its aval varies over compiles with the same input count."""
+    hints = []
+    for i in range(len(avals_per_compile[0])):
+        column = [a[i] for a in avals_per_compile]
+        if len({c.dtype for c in column}) > 1:
+            names = sorted({c.dtype.name for c in column})
+            hints.append(f"input {i} dtype varies ({', '.join(names)}) -- cast it once")
+            continue
+        ranks = {len(c.shape) for c in column}
+        if len(ranks) > 1:
+            hints.append(f"input {i} rank varies ({sorted(ranks)}) -- reshape to one rank")
+            continue
+        dims = [d for d in range(ranks.pop()) if len({c.shape[d] for c in column}) > 1]
+        if dims:
+            seen = sorted({c.shape[dims[0]] for c in column})
+            sample = ", ".join(map(str, seen[:5])) + (", ..." if len(seen) > 5 else "")
+            which = "dim " + ", ".join(map(str, dims)) if len(dims) > 1 else f"dim {dims[0]}"
+            hints.append(f"input {i} shape varies in {which} (sizes {sample})"
+                         f" -- pad or bucket it")
+    return hints
 
 
 def summary() -> str:

@@ -54,3 +54,15 @@ class ImplicitSyncError(LazyError, RuntimeError):
         super().__init__(message)
         self.cause = cause
         self.site = site
+
+
+class VerifyError(LazyError, RuntimeError):
+    """``lc.verify()``: a compiled program's result differs from its op-by-op eager
+    evaluation. ``.mismatch`` names the op, the user's line that recorded it and both
+    values (``lazycore.verify.Mismatch``)."""
+
+    def __init__(self, message: str, *, mismatch):
+        super().__init__(message, op=mismatch.op)
+        self.args = (message,)
+        self.mismatch = mismatch
+        self.site = mismatch.site

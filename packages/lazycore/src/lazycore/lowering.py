@@ -279,9 +279,23 @@ def lower(program: Program, donate: tuple[int, ...] = (), shardings=None):
     its input shardings and leaves the outputs' to XLA's propagation."""
     layout = arg_layout(program, shardings)
     fn = _unpacking(to_function(program), layout, program.input_avals())
+    fn.__name__ = module_name(program)  # jit names the HLO module after it
     position = {i: pos for pos, i in enumerate(layout.direct)}
     jitted = jax.jit(fn, donate_argnums=tuple(position[i] for i in donate))
     return jitted.lower(*abstract_args(program, shardings, layout))
+
+
+def graph_id(program: Program) -> int:
+    """A short structural id of the graph (the sync log's ``graph=``): the output nodes'
+    hashes identify it, so it costs O(outputs)."""
+    nodes = program.nodes
+    ops = len(nodes) - len(program.inputs)
+    return hash((ops, tuple([nodes[p].hash for p in program.output_positions]))) & 0xFFFFFFFF
+
+
+def module_name(program: Program) -> str:
+    """``lazy_<graph id>``: the HLO module (``jit_lazy_<id>``) matches the sync log line."""
+    return f"lazy_{graph_id(program):08x}"
 
 
 def stablehlo_text(program: Program, shardings=None) -> str:

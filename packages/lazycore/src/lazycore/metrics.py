@@ -91,13 +91,20 @@ def report() -> str:
     if all_timers:
         lines.append("  timers:              count     total        max")
         for name, t in sorted(all_timers.items()):
-            lines.append(f"    {name:<16} {t['count']:>8} {t['total_s'] * 1e3:>9.3f}ms"
-                         f" {t['max_s'] * 1e3:>9.3f}ms")
+            lines.append(f"    {name:<16} {t['count']:>8} {_ms(t['total_s'])} {_ms(t['max_s'])}")
     if _recompiles:
         lines.append("  recompiles (site: what changed):")
         for site, reason in _recompiles:
             lines.append(f"    {site}: {reason}")
     return "\n".join(lines)
+
+
+def _ms(seconds: float) -> str:
+    """A timer column; a value that is not measured (the per-op maximum of ``trace``,
+    which the hot path does not track) prints as ``-``."""
+    if seconds != seconds:  # NaN
+        return f"{'-':>11}"
+    return f"{seconds * 1e3:>9.3f}ms"
 
 
 def short_report() -> str:

@@ -12,7 +12,9 @@ Open the file in Perfetto (ui.perfetto.dev) or chrome://tracing. Track
 
 Each sync is an instant event naming its cause, call site and cache hit/miss;
 track "steps" shows one span per step, cut at every full explicit ``lc.sync()`` (or a
-frontend's ``mark_step()``).
+frontend's ``mark_step()``). A step ends when its barrier's sync ends (after its
+lower, compile and execute), so a step's span holds its own compile, never the
+previous step's.
 The spans come from the same timers that ``lc.metrics`` reports, so profiling adds
 no timing code to the hot path.
 """
@@ -44,6 +46,7 @@ class Profile:
         self._lower: float | None = None  # a lower time waiting for its compile
         self._mark = self.t0          # end of the last device phase: start of tracing
         self._step_start = self.t0
+        self._step_end: float | None = None  # a step barrier is running: its latest end
         self._ops0 = metrics._trace_time[0]
         self._op_time0 = metrics._trace_time[1]
         for tid, name in ((_PHASES_TID, "phases"), (_STEPS_TID, "steps"),
@@ -71,6 +74,8 @@ class Profile:
         if phase is None:
             return
         end = time.perf_counter()
+        if self._step_end is not None and phase != "host_wait":
+            self._step_end = end  # the barrier's own lower/compile/execute
         if phase == "lower":  # the runtime reports lower and compile together, after both
             self._lower = seconds
             return
@@ -81,16 +86,25 @@ class Profile:
                 self._span("lower", start - self._lower, start)
             self._lower = None
         self._mark = end
+        if phase == "execute" and self._step_end is not None:
+            self._close_step()  # the barrier's program is dispatched: the step ends here
+
+    def _close_step(self) -> None:
+        end = self._step_end
+        self._step_end = None
+        self.steps += 1
+        self._span(f"step {self.steps}", self._step_start, end, _STEPS_TID)
+        self._step_start = end
 
     def on_event(self, event: str, **info) -> None:
         """``diagnostics`` hook: a sync starts, or a program was looked up."""
         now = time.perf_counter()
         if event == "sync":
             self._end_trace(now)
+            if self._step_end is not None:  # the previous barrier ran no program
+                self._close_step()
             if info["full"] and info["cause"] in diagnostics.STEP_CAUSES:
-                self.steps += 1
-                self._span(f"step {self.steps}", self._step_start, now, _STEPS_TID)
-                self._step_start = now
+                self._step_end = now
         elif event == "program":
             r = info["record"]
             self.events.append({
@@ -110,6 +124,8 @@ class Profile:
     def finish(self) -> None:
         now = time.perf_counter()
         self._end_trace(now)
+        if self._step_end is not None:
+            self._close_step()
         if now > self._step_start and self.steps:
             self._span(f"step {self.steps + 1} (unfinished)", self._step_start, now, _STEPS_TID)
 

@@ -171,6 +171,7 @@ def _run(targets, full: bool, cause: str):
     try:
         placement = sharding.plan(program)  # None unless a mesh is involved
         executable = _executable(program, donate, cause, site, placement)
+              and not diagnostics.verifying()  # verify re-reads the inputs after the run
         args = placement.args if placement else layout_args(arg_layout(program), program.inputs)
         start = time.perf_counter()
         outputs = executable(*args)
@@ -185,6 +186,8 @@ def _run(targets, full: bool, cause: str):
     # every op), so no jax.Array shape/dtype queries here
     results = {id(r): Node("data", (), (), r.aval, o)
                for r, o in zip(roots, outputs, strict=True)}
+    if diagnostics.verifying():  # lc.verify(): the op-by-op eager check of this program
+        diagnostics.verify_program(program, outputs, site, cause)
     new_nodes = [results[id(t.node)] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node
@@ -294,6 +297,7 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
     if digest is not None:
         cache.save(digest, executable)
     _log(cause, site, program, f"compiled in {(done - start) * 1e3:.1f} ms ({reason})", reason)
+    diagnostics.on_compile(program, lowered, executable, site)  # LAZYCORE_DUMP_DIR
     return executable
 
 
@@ -336,11 +340,12 @@ def _log(cause: str, site: str, program: Program, what: str, reason: str | None 
 
 # -- observation -------------------------------------------------------------------
 
-def materialize(tensor):
-    """The ``jax.Array`` of a tensor, computing it (and only what it needs) if pending."""
+def materialize(tensor, cause: str | None = None):
+    """The ``jax.Array`` of a tensor, computing it (and only what it needs) if pending.
+    ``cause``: what the user did (``diagnostics.observing`` around it wins)."""
     node = tensor.node
     if node.op not in LEAF_OPS:
-        sync([tensor], cause="materialize")
+        sync([tensor], cause=diagnostics.observed_cause(cause))
         node = tensor.node
     if node.op == "failed":
         raise node.value
@@ -349,15 +354,17 @@ def materialize(tensor):
     return tensor.node.value
 
 
-def to_numpy(tensor) -> np.ndarray:
-    """A writable host copy of the value; counts a host transfer."""
+def to_numpy(tensor, cause: str | None = None) -> np.ndarray:
+    """A writable host copy of the value; counts a host transfer (``cause``: see
+    ``materialize``)."""
     node = tensor.node
     if node.op in ("param", "const"):
         return np.array(host_value(node))
     if node.op == "failed":
         raise node.value
-    diagnostics.before_host_transfer()  # allow_sync(False) guard
-    array = materialize(tensor)
+    cause = diagnostics.observed_cause(cause)
+    diagnostics.before_host_transfer(cause)  # allow_sync(False) guard
+    array = materialize(tensor, cause)
     start = time.perf_counter()
     host = np.array(array)
     metrics.add_time("transfer", time.perf_counter() - start)
@@ -365,12 +372,13 @@ def to_numpy(tensor) -> np.ndarray:
     return host
 
 
-def to_numpy_many(tensors, cause: str = "materialize") -> list[np.ndarray]:
+def to_numpy_many(tensors, cause: str | None = None) -> list[np.ndarray]:
     """Host copies of several values with one sync for all pending ones."""
     pending = [t for t in tensors if t.node.op not in LEAF_OPS]
     if pending:
         sync(pending, cause=cause)
-    return [to_numpy(t) for t in tensors]
+    return [to_numpy(t, cause) for t in tensors]
+    cause = diagnostics.observed_cause(cause)
 
 
 # -- fallback ----------------------------------------------------------------------
@@ -382,7 +390,7 @@ def fallback(name: str, fn, tensors, *args, **kwargs):
 
     metrics.inc("fallbacks")
     metrics.inc(f"fallback::{name}")
-    host = to_numpy_many(list(tensors))
+    host = to_numpy_many(list(tensors), cause=f"fallback:{name}")
     result = fn(*host, *args, **kwargs)
     return jax.tree_util.tree_map(
         lambda v: asarray(v) if isinstance(v, np.ndarray | np.generic) else v, result,

@@ -71,7 +71,7 @@ def to_copy(func, args, kwargs):
 
 @special(aten._local_scalar_dense.default)
 def local_scalar_dense(func, args, kwargs):
-    return to_cpu(args[0]).item()
+    return to_cpu(args[0], cause="item").item()
 
 
 @special(aten.equal.default)
