@@ -13,6 +13,17 @@ def _env_flag(name: str, default: bool = False) -> bool:
     return value.strip().lower() not in ("", "0", "false", "no", "off")
 
 
+#: Settings that take one of a few words: the allowed words, the default first.
+CHOICES = {"observe": ("auto", "live", "value"), "tier": ("auto", "compile", "interpret")}
+
+
+def _choice(env: str, name: str) -> str:
+    value = os.environ.get(env, "").strip().lower() or CHOICES[name][0]
+    if value not in CHOICES[name]:
+        raise ValueError(f"{env}={value!r}: expected one of {', '.join(CHOICES[name])}")
+    return value
+
+
 @dataclass
 class Settings:
     """``bake_scalars``: put every Python scalar into the graph as a constant (recompiles
@@ -27,6 +38,15 @@ class Settings:
     ``verify``: run every program also op by op eagerly and report the first op that
     differs (``lazycore.verify``). ``dump_dir``: write every compiled graph's IR and HLO
     there. ``sources``: record each op's user ``file:line`` (on with debug or verify).
+    ``observe``: what observing one value (``.item()``, print, ``bool()``, a host copy)
+    computes (``lazycore.steps``): ``"auto"`` (default) the observed value and the live
+    pending values that share work with it or carry pending work across a barrier, so
+    loop state restarts from data and each iteration hits the compile cache; ``"live"``
+    every live pending value; ``"value"`` only what the observed value needs (loop
+    state stays pending; the graph grows until a ``sync()`` or ``max_pending_ops``).
+    ``tier``: how a program runs (``lazycore.tiers``): ``"auto"`` (default) interprets a
+    program the first time it is seen and compiles it in a background thread when it
+    repeats; ``"compile"`` compiles before the first run; ``"interpret"`` never compiles.
     """
 
     bake_scalars: bool = field(default_factory=lambda: _env_flag("LAZYCORE_BAKE_SCALARS"))
@@ -40,6 +60,8 @@ class Settings:
     verify: bool = field(default_factory=lambda: _env_flag("LAZYCORE_VERIFY"))
     dump_dir: str | None = field(default_factory=lambda: os.environ.get("LAZYCORE_DUMP_DIR") or None)
     sources: bool = field(default_factory=lambda: _env_flag("LAZYCORE_SOURCES"))
+    observe: str = field(default_factory=lambda: _choice("LAZYCORE_OBSERVE", "observe"))
+    tier: str = field(default_factory=lambda: _choice("LAZYCORE_TIER", "tier"))
 
 
 settings = Settings()
@@ -50,6 +72,8 @@ def configure(**changes) -> Settings:
     for key, value in changes.items():
         if not hasattr(settings, key):
             raise TypeError(f"unknown setting {key!r}")
+        if key in CHOICES and value not in CHOICES[key]:
+            raise ValueError(f"{key}={value!r}: expected one of {', '.join(CHOICES[key])}")
         setattr(settings, key, value)
     if "max_pending_ops" in changes:
         from . import runtime

@@ -18,7 +18,7 @@ import weakref
 import jax
 import numpy as np
 
-from . import cache, checks, diagnostics, metrics, sharding
+from . import cache, checks, diagnostics, metrics, sharding, steps
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
@@ -136,8 +136,12 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
                                                   if t.node.op not in LEAF_OPS]
         if not targets and not checks.pending():
             return
+        whole = full
+        if not full and cause not in diagnostics.STEP_CAUSES:  # an observation
+            targets, whole = steps.observation_targets(targets, pending_tensors(),
+                                                       settings.observe)
         try:
-            outputs = _run(targets, full, cause)
+            outputs = _run(targets, whole, cause)
         except ExecutionError as error:
             if len(targets) == 1:
                 _poison(targets[0], error)
