@@ -14,6 +14,8 @@ import numpy as np
 
 import lazycore as lc
 
+from . import _views
+
 # bound by the package __init__ once the dispatch modules exist (avoids import cycles)
 _dispatch = {}
 
@@ -21,11 +23,34 @@ _dispatch = {}
 class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     """A lazily computed NumPy array. Create with ``lazy_numpy.asarray`` & co."""
 
-    __slots__ = ("_t", "__weakref__")
+    # ``_v``: the value (for a view: as of storage version ``_ver``); ``_s``: the
+    # ``lazycore.views.Storage`` shared with views, None until a view or a layout query
+    # needs one; then ``_chain`` (lenses from the storage), ``_base`` (the owner, None
+    # for the owner) and ``_probe`` (a host array with this array's layout, see _views).
+    __slots__ = ("_v", "_s", "_chain", "_ver", "_base", "_probe", "__weakref__")
     __array_priority__ = 100.0
 
     def __init__(self, tensor: lc.Tensor):
-        self._t = tensor
+        self._v = tensor
+        self._s = None
+
+    @property
+    def _t(self) -> lc.Tensor:
+        """The current value; a view re-derives it once its storage was written."""
+        s = self._s
+        if s is not None and self._ver != s.version:
+            self._v = _views.derive(s.value, self._chain)
+            self._ver = s.version
+        return self._v
+
+    @_t.setter
+    def _t(self, value: lc.Tensor) -> None:
+        """Store a new value (same shape and dtype): every write of lazy_numpy lands
+        here, so writes through views reach their base and its other views."""
+        if self._s is None:
+            self._v = value
+        else:
+            _views.write(self, value)
 
     # -- NumPy protocols ----------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -54,7 +79,23 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
 
     @shape.setter
     def shape(self, value):
-        self._t = np.reshape(self, value)._t
+        _views.set_shape(self, value)
+
+    # -- memory layout (NumPy's own answers, from a host probe with this layout) ---------
+    @property
+    def base(self):
+        return self._base if self._s is not None else None
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return _views.probe(self).strides
+
+    @property
+    def flags(self):
+        return _views.probe(self).flags
+
+    def setflags(self, write=None, align=None, uic=None) -> None:
+        _views.probe(self).setflags(write=write, align=align, uic=uic)
 
     @property
     def dtype(self) -> np.dtype:
@@ -108,9 +149,11 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         return self._t
 
     # -- observation (syncs) ---------------------------------------------------------
+    @lc.diagnostics.observes("print")
     def __repr__(self) -> str:
         return "Lazy" + repr(self.__array__())
 
+    @lc.diagnostics.observes("print")
     def __str__(self) -> str:
         return str(self.__array__())
 
@@ -125,21 +168,26 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         for i in range(self.shape[0]):
             yield self[i]
 
+    @lc.diagnostics.observes("control_flow")
     def __bool__(self) -> bool:
         if self.size != 1:
             raise ValueError("The truth value of an array with more than one element is "
                              "ambiguous. Use a.any() or a.all()")
         return bool(self.__array__())
 
+    @lc.diagnostics.observes("item")
     def __float__(self) -> float:
         return float(self._scalar())
 
+    @lc.diagnostics.observes("item")
     def __int__(self) -> int:
         return int(self._scalar())
 
+    @lc.diagnostics.observes("item")
     def __complex__(self) -> complex:
         return complex(self._scalar())
 
+    @lc.diagnostics.observes("item")
     def __index__(self) -> int:
         if self.dtype.kind not in "iu":
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
@@ -149,11 +197,10 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         if self.size != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
         return self.__array__().reshape(())[()]
-    @lc.diagnostics.observes("print")
 
+    @lc.diagnostics.observes("item")
     def item(self, *args):
         return self.__array__().item(*args)
-    @lc.diagnostics.observes("print")
 
     def tolist(self):
         return self.__array__().tolist()
@@ -166,28 +213,36 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         return self.__array__()
 
     def __copy__(self):
-        return LazyArray(self._t)
+        return LazyArray(self._t)  # a new owner: values are immutable, so no data moves
 
-    @lc.diagnostics.observes("control_flow")
     def __deepcopy__(self, memo):
         return LazyArray(self._t)
+
+    @lc.diagnostics.observes("print")
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self.__array__()[()], spec)  # as NumPy scalars format
+        return format(self.__array__(), spec)
+
+    def __round__(self, ndigits=None):
+        """0-d arrays stand in for NumPy scalars (``round(x.mean(), 2)``); NumPy arrays
+        have no ``__round__``."""
+        if self.ndim:
+            raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        return round(self.__array__()[()], ndigits)
 
     def __reduce__(self):
         from . import _creation
 
-    @lc.diagnostics.observes("item")
         return (_creation.asarray, (self.__array__(),))
 
     # -- indexing -------------------------------------------------------------------------
-    @lc.diagnostics.observes("item")
     def __getitem__(self, key):
         return _dispatch["getitem"](self, key)
 
-    @lc.diagnostics.observes("item")
     def __setitem__(self, key, value):
         _dispatch["setitem"](self, key, value)
 
-    @lc.diagnostics.observes("item")
     # -- methods: thin aliases of the np.* functions (one implementation each) -----------
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         return _dispatch["astype"](self, dtype, casting, copy)
@@ -198,7 +253,6 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and isinstance(shape[0], tuple | list):
             shape = shape[0]
-    @lc.diagnostics.observes("item")
         return np.reshape(self, shape, order=order)
 
     def transpose(self, *axes):
@@ -223,7 +277,7 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
 
     def view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
         if dtype is None or np.dtype(dtype) == self.dtype:
-            return LazyArray(self._t)
+            return _views.same_view(self)
         return _dispatch["view"](self, dtype)
 
     def to_device(self, device, /, *, stream=None):

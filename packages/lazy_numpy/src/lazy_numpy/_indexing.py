@@ -2,8 +2,10 @@
 
 Keys may mix ints, slices, ``None``, ``...``, lists, ndarrays and LazyArrays (integer
 or boolean). A lazy boolean mask needs its number of ``True`` values: that is a
-counted data-dependent sync. Assignment is functional: the LazyArray is re-pointed at
-the updated value, so later reads see the write.
+counted data-dependent sync, except where nothing needs it (``a[mask] = v`` and
+``a[mask] op= v`` with ``v`` a scalar or per-element broadcastable: one ``where``).
+Basic indexing returns views (``_views``); assignment stores the updated value into the
+array, so the base and the other views of its storage see the write.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 import lazycore as lc
+from lazycore.views import is_basic_key
 
+from . import _operators, _views
 from ._array import LazyArray
 from ._convert import numpy_errors, tensor
 
@@ -91,22 +95,142 @@ def _check_masks(shape, key) -> None:
         dim += width(k)
 
 
+def _lone_mask(a, key):
+    """The lazy boolean mask of ``a[mask]`` (alone, or as a 1-tuple), else None."""
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, LazyArray) and key.dtype == np.bool_ and 0 < key.ndim <= a.ndim:
+        return key
+    return None
+
+
+def _per_element(value, a, mask) -> bool:
+    """Whether ``value`` broadcasts to ``a[mask]`` whatever its length (the count of
+    ``True``): then ``where`` expresses the write and no sync is needed."""
+    trailing = a.shape[mask.ndim:]
+    shape = np.shape(value) if not isinstance(value, LazyArray) else value.shape
+    if len(shape) > len(trailing) + 1:
+        return False
+    if len(shape) == len(trailing) + 1 and shape[0] != 1:
+        return False
+    tail = shape[-len(trailing):] if trailing and shape else ()
+    tail = tail[len(tail) - min(len(tail), len(trailing)):]
+    return all(v in (1, t) for v, t in zip(tail, trailing[len(trailing) - len(tail):],
+                                           strict=True))
+
+
+def _full_mask(mask: lc.Tensor, shape) -> lc.Tensor:
+    """A mask over ``shape``'s leading axes, broadcast over the trailing ones."""
+    m = lc.ops.reshape(mask, new_sizes=mask.shape + (1,) * (len(shape) - mask.ndim))
+    return lc.numeric.broadcast_to(m, tuple(shape))
+
+
+def _value_tensor(a, value) -> lc.Tensor:
+    if isinstance(value, bool | int | float | complex):
+        if isinstance(value, complex) and a.dtype.kind != "c":
+            raise TypeError(f"can't convert complex to {a.dtype}")
+        return lc.scalar(np.asarray(value, dtype=a.dtype)[()], a.dtype)  # OverflowError
+    v = tensor(value)
+    if v.dtype.kind == "c" and a.dtype.kind != "c":
+        v = lc.ops.real(v)  # NumPy warns (ComplexWarning) and drops the imaginary part
+    return lc.numeric.cast(v, a.dtype)
+
+
+class MaskedSelection(LazyArray):
+    """``a[mask]`` for a lazy mask, before anyone needs its length.
+
+    NumPy's ``a[mask] += v`` (and ``x[x > 0] *= 2``) is ``t = a[mask]; t += v;
+    a[mask] = t``: nothing there needs the number of ``True`` values when ``v`` is a
+    scalar or broadcasts per element. So the selection stays the full-shape value of
+    ``a`` plus the mask; in-place operators update it with ``where``, and storing it
+    back into the same array under the same mask is one ``where`` too. Anything else
+    (reading its shape, using it in an expression) settles it into the ordinary
+    selection: the counted data-dependent sync."""
+
+    __slots__ = ("_src", "_mask", "_full")
+
+    def __init__(self, src: lc.Tensor, mask: lc.Tensor):
+        super().__init__(None)
+        self._src, self._mask, self._full = src, mask, src
+
+    def _settle(self) -> None:
+        full, self._full = self._full, None
+        self._v = lc.numeric.getitem(full, core_key(LazyArray(self._mask), full))
+
+    @property
+    def _t(self) -> lc.Tensor:
+        if self._full is not None:
+            self._settle()
+        return LazyArray._t.fget(self)
+
+    @_t.setter
+    def _t(self, value: lc.Tensor) -> None:
+        if self._full is not None:
+            self._settle()
+        LazyArray._t.fset(self, value)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._src.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._src.ndim - self._mask.ndim + 1
+
+    def _pending_for(self, owner: LazyArray, mask: LazyArray) -> bool:
+        """Still the unsettled selection of ``owner``'s current value under ``mask``."""
+        return self._full is not None and self._src is owner._t and self._mask is mask._t
+
+
+def _inplace(stem: str, ufunc):
+    general = getattr(LazyArray, f"__i{stem}__")
+
+    def method(self, other):
+        if self._full is None or isinstance(other, MaskedSelection) or not _per_element(
+                other, LazyArray(self._src), LazyArray(self._mask)):
+            return general(self, other)
+        full = LazyArray(self._full)
+        ufunc(full, other, out=full)  # NumPy's loop, casting rule and errors
+        self._full = lc.ops.select(_full_mask(self._mask, self._src.shape), full._t,
+                                   self._full)
+        return self
+    method.__name__ = f"__i{stem}__"
+    return method
+
+
+for _stem, _ufunc in _operators.BINARY.items():
+    setattr(MaskedSelection, f"__i{_stem}__", _inplace(_stem, _ufunc))
+
+
 @numpy_errors
 def getitem(a: LazyArray, key) -> LazyArray:
     _check_masks(a.shape, key)
-    return LazyArray(lc.numeric.getitem(a._t, core_key(key, a._t)))
+    mask = _lone_mask(a, key)
+    if mask is not None:
+        return MaskedSelection(a._t, mask._t)
+    k = core_key(key, a._t)
+    value = lc.numeric.getitem(a._t, k)
+    if is_basic_key(k):
+        return _views.index(a, value, k)  # a view, as NumPy's basic indexing
+    return LazyArray(value)
 
 
 @numpy_errors
 def setitem(a: LazyArray, key, value) -> None:
     _check_masks(a.shape, key)
-    if isinstance(value, bool | int | float | complex):
-        if isinstance(value, complex) and a.dtype.kind != "c":
-            raise TypeError(f"can't convert complex to {a.dtype}")
-        v = lc.scalar(np.asarray(value, dtype=a.dtype)[()], a.dtype)  # OverflowError as NumPy
-    else:
-        v = tensor(value)
-        if v.dtype.kind == "c" and a.dtype.kind != "c":
-            v = lc.ops.real(v)  # NumPy warns (ComplexWarning) and drops the imaginary part
+    mask = _lone_mask(a, key)
+    if mask is not None:
+        if isinstance(value, MaskedSelection) and value._pending_for(a, mask):
+            a._t = value._full  # ``a[mask] op= v``: already the updated full value
+            return
+        if not isinstance(value, MaskedSelection) and _per_element(value, a, mask):
+            v = _value_tensor(a, value)
+            trailing = a.shape[mask.ndim:]
+            if v.ndim > len(trailing):
+                v = lc.ops.reshape(v, new_sizes=v.shape[1:])
+            v = lc.numeric.broadcast_to(v, a.shape)
+            a._t = lc.ops.select(_full_mask(mask._t, a.shape), v, a._t)
+            return
+    v = _value_tensor(a, value)
     k = core_key(key, a._t)
-    a._t = lc.numeric.setitem(a._t, k, lc.numeric.cast(v, a.dtype))
+    a._t = lc.numeric.setitem(a._t, k, v)

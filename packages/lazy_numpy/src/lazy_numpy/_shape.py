@@ -7,6 +7,7 @@ import numpy as np
 
 import lazycore as lc
 
+from . import _views
 from ._array import LazyArray
 from ._convert import PY_SCALARS, normalize_dtype, promotion_key, tensor, wrap
 from ._fallback import NotLazy
@@ -53,13 +54,16 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     shape = newshape if shape is None else shape
     if isinstance(shape, LazyArray):
         shape = tuple(shape.tolist())
-    return LazyArray(num.reshape(tensor(a), shape))
+    out = _views.reshape(a, num.reshape(tensor(a), shape))
+    if copy is False and out.base is None and isinstance(a, LazyArray):
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return LazyArray(out._t) if copy and out.base is not None else out
 
 
 @implements(np.ravel)
 def ravel(a, order="C"):
     _order(order)
-    return LazyArray(num.reshape(tensor(a), (-1,)))
+    return _views.reshape(a, num.reshape(tensor(a), (-1,)))
 
 
 @implements(np.transpose)
@@ -69,7 +73,8 @@ def transpose(a, axes=None):
         raise ValueError("axes don't match array")
     if axes is not None:
         axes = [num.normalize_axes(ax, x.ndim)[0] for ax in axes]
-    return LazyArray(num.transpose(x, axes))
+    perm = tuple(axes) if axes is not None else tuple(range(x.ndim))[::-1]
+    return _views.transpose(a, num.transpose(x, axes), perm)
 
 
 @implements(np.matrix_transpose, np.linalg.matrix_transpose)
@@ -85,12 +90,24 @@ def swapaxes(a, axis1, axis2):
     (i,), (j,) = num.normalize_axes(axis1, x.ndim), num.normalize_axes(axis2, x.ndim)
     perm = list(range(x.ndim))
     perm[i], perm[j] = perm[j], perm[i]
-    return LazyArray(num.transpose(x, perm))
+    return _views.transpose(a, num.transpose(x, perm), perm)
 
 
 @implements(np.moveaxis)
 def moveaxis(a, source, destination):
-    return LazyArray(num.moveaxis(tensor(a), source, destination))
+    x = tensor(a)
+    moved = num.moveaxis(x, source, destination)  # raises NumPy's errors first
+    return _views.transpose(a, moved, _moved_perm(x.ndim, source, destination))
+
+
+def _moved_perm(ndim, source, destination) -> tuple[int, ...]:
+    """The permutation ``moveaxis`` applies (NumPy's algorithm)."""
+    norm = np.lib.array_utils.normalize_axis_tuple
+    source, destination = norm(source, ndim), norm(destination, ndim)
+    order = [n for n in range(ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source, strict=True)):
+        order.insert(dest, src)
+    return tuple(order)
 
 
 @implements(np.rollaxis)
@@ -103,29 +120,32 @@ def rollaxis(a, axis, start=0):
     start = start % (n + 1) if start < 0 else start
     if axis < start:
         start -= 1
-    return LazyArray(num.moveaxis(x, axis, start)) if axis != start else LazyArray(x)
+    return moveaxis(a, axis, start)
 
 
 @implements(np.squeeze)
 def squeeze(a, axis=None):
-    return LazyArray(num.squeeze(tensor(a), axis))
+    return _views.reshape(a, num.squeeze(tensor(a), axis))
 
 
 @implements(np.expand_dims)
 def expand_dims(a, axis):
-    return LazyArray(num.expand_dims(tensor(a), axis))
+    return _views.reshape(a, num.expand_dims(tensor(a), axis))
 
 
 def _atleast(arys, n):
     out = []
     for a in arys:
         x = tensor(a)
+        if x.ndim >= n and isinstance(a, LazyArray):
+            out.append(a)  # NumPy returns the array itself
+            continue
         if x.ndim < n:
             shape = {1: lambda s: (1,), 2: lambda s: (1,) + s if len(s) == 1 else (1, 1),
                      3: lambda s: ((1, 1, 1) if not s else (1, s[0], 1) if len(s) == 1
                                    else s + (1,))}[n](x.shape)
             x = ops.reshape(x, new_sizes=shape)
-        out.append(LazyArray(x))
+        out.append(_views.reshape(a, x))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -154,7 +174,9 @@ def broadcast_to(array, shape, subok=False):
     except lc.ShapeError:
         raise ValueError(f"operands could not be broadcast together with remapped shapes "
                          f"[original->remapped]: {x.shape} and requested shape {shape}") from None
-    return LazyArray(num.broadcast_to(x, shape))
+    return _views.general(array, num.broadcast_to(x, shape),
+                          lambda p: num.broadcast_to(p, shape),
+                          lambda p: np.broadcast_to(p, shape))
 
 
 @implements(np.broadcast_arrays)
@@ -210,7 +232,7 @@ def isrealobj(x):
 
 @implements(np.shares_memory, np.may_share_memory)
 def shares_memory(a, b, max_work=None):
-    return False  # LazyArrays are values: writes never show through another array
+    return _views.shares_memory(a, b)
 
 
 # -- joining and splitting -------------------------------------------------------------------
@@ -312,7 +334,8 @@ def flip(m, axis=None):
     t = tensor(m)
     if axis is not None:  # a 0-d array has no axis to flip (AxisError, as NumPy)
         num.normalize_axes(axis, t.ndim, scalar_axes=())
-    return LazyArray(num.flip(t, axis))
+    return _views.general(m, num.flip(t, axis), lambda p: num.flip(p, axis),
+                          lambda p: np.flip(p, axis))
 
 
 @implements(np.fliplr)
@@ -381,7 +404,9 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     x = tensor(a)
     if x.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
-    return LazyArray(num.diagonal(x, offset, axis1, axis2))
+    return _views.general(a, num.diagonal(x, offset, axis1, axis2),
+                          lambda p: num.diagonal(p, offset, axis1, axis2),
+                          lambda p: np.diagonal(p, offset, axis1, axis2))
 
 
 @implements(np.diag)

@@ -99,7 +99,7 @@ def _expand_key(key, ndim: int, nonzero) -> list:
         key = (key,)
     items = []
     for k in key:
-        if isinstance(k, list):
+        if isinstance(k, list | range):  # a sequence (not a tuple) is an index array
             k = np.asarray(k)
             if k.dtype == object:
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), "

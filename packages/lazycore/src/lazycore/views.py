@@ -1,0 +1,136 @@
+"""Storage shared by an array and its views, and the lenses that read and write a view.
+
+Eager APIs with view semantics (NumPy: ``b = a[2:5]; b[:] = 0`` changes ``a``) need a
+write through one array to show in every array sharing its memory, while the core's
+values stay immutable. A ``Storage`` holds the value of the array that owns the memory
+and a version bumped by every write; a view is a chain of ``Lens`` steps from that
+value. Reading a view whose storage changed re-derives it (``derive``: slices,
+transposes, reshapes -- no gathers for the common views); writing through a view puts
+the new value back along the chain (``put``: ``dynamic_update_slice`` for block
+slices, the inverse transpose/reshape, a scatter only where nothing simpler exists).
+The frontend decides which results are views (NumPy's own rules); this module only
+moves values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ops
+from .composites import indexing
+from .composites.broadcasting import cast
+
+
+class Storage:
+    """The memory of an owner array and its views: one core value and a version."""
+
+    __slots__ = ("value", "version", "__weakref__")
+
+    def __init__(self, value):
+        self.value = value
+        self.version = 0
+
+
+class Lens:
+    """One step from a parent value to a view of it: ``get(parent) -> child`` and
+    ``put(parent, child) -> parent`` (default: scatter the child into the parent at the
+    positions ``get`` picks, which is right for every view since a view only moves
+    elements)."""
+
+    __slots__ = ("get", "_put")
+
+    def __init__(self, get, put=None):
+        self.get = get
+        self._put = put
+
+    def put(self, parent, child):
+        if self._put is not None:
+            return self._put(parent, child)
+        return scatter_put(self.get, parent, child)
+
+
+def scatter_put(get, parent, child):
+    """``parent`` with ``child`` written where ``get`` reads from: ``get`` applied to the
+    parent's flat positions says where each child element lives."""
+    positions = ops.reshape(ops.iota(dtype=np.int64, shape=(parent.size,), dimension=0),
+                            new_sizes=parent.shape)
+    picked = get(positions)
+    flat = ops.reshape(parent, new_sizes=(parent.size,))
+    out = ops.scatter(flat, ops.reshape(picked, new_sizes=(picked.size, 1)),
+                      ops.reshape(cast(child, parent.dtype), new_sizes=(child.size,)),
+                      update_window_dims=(), inserted_window_dims=(0,),
+                      scatter_dims_to_operand_dims=(0,), mode="fill")
+    return ops.reshape(out, new_sizes=parent.shape)
+
+
+def derive(value, chain):
+    """The view at the end of ``chain`` read from the storage ``value``."""
+    for lens in chain:
+        value = lens.get(value)
+    return value
+
+
+def put(value, chain, child):
+    """The storage ``value`` after writing ``child`` through ``chain``."""
+    parents = [value]
+    for lens in chain[:-1]:
+        parents.append(lens.get(parents[-1]))
+    for lens, parent in zip(reversed(chain), reversed(parents), strict=True):
+        child = lens.put(parent, child)
+    return child
+
+
+# -- the common lenses ---------------------------------------------------------------------
+
+def _is_int(k) -> bool:
+    return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
+
+
+def is_basic_key(key) -> bool:
+    """Ints, slices, ``None`` and ``...`` only: NumPy's basic indexing (a view)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, slice) or _is_int(k)
+               for k in items)
+
+
+def index_lens(key, parent_ndim: int) -> Lens:
+    """``parent[key]`` for a basic key; the put drops the key's new axes and assigns."""
+    items = key if isinstance(key, tuple) else (key,)
+    consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
+    new_axes, out_dim = [], 0
+    expanded = []
+    for k in items:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (parent_ndim - consumed))
+        else:
+            expanded.append(k)
+    for k in expanded:
+        if k is None:
+            new_axes.append(out_dim)
+            out_dim += 1
+        elif isinstance(k, slice):
+            out_dim += 1
+    plain = tuple(k for k in expanded if k is not None)
+
+    def get(parent):
+        return indexing.getitem(parent, key)
+
+    def put_(parent, child):
+        if new_axes:
+            shape = tuple(s for i, s in enumerate(child.shape) if i not in new_axes)
+            child = ops.reshape(child, new_sizes=shape)
+        return indexing.setitem(parent, plain, child)
+    return Lens(get, put_)
+
+
+def transpose_lens(perm) -> Lens:
+    perm = tuple(int(p) for p in perm)
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    return Lens(lambda p: ops.transpose(p, permutation=perm),
+                lambda p, c: ops.transpose(c, permutation=inverse))
+
+
+def reshape_lens(shape) -> Lens:
+    shape = tuple(int(s) for s in shape)
+    return Lens(lambda p: ops.reshape(p, new_sizes=shape),
+                lambda p, c: ops.reshape(c, new_sizes=p.shape))
