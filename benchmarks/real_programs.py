@@ -1,0 +1,293 @@
+"""Published NumPy programs, run unchanged eagerly and lazily in the same process.
+
+Each program in ``benchmarks/_real_programs`` is the author's code as a function
+``program(np, inputs)``: eagerly ``np`` is NumPy and the inputs are NumPy arrays; lazily
+``np`` is ``namespace.lazy_numpy_namespace()`` (NumPy with lazy_numpy's creation
+functions) and the array inputs are wrapped by ``lnp.asarray``. Every program runs at
+its published size and at ten times that size (``--quick``: a few programs at tiny
+sizes). Per program and size:
+
+- the first run of each implementation (lazy: with an empty compile cache, so it
+  includes tracing and compilation), then warm runs, NumPy and lazy_numpy interleaved
+  (their order alternating), medians; the time is quoted per loop iteration;
+- the lazy result checked against NumPy's (values, shapes, dtypes);
+- compiles: in the first run, in a run of the same program cut to two iterations (also
+  with an empty cache), their difference (= compiles after the second iteration, which
+  should be 0) and per warm run; per warm run also syncs by cause, traced ops, cache hits,
+  fallbacks and tracing µs/op (what explains a slow lazy figure).
+
+lazy_torch ports (``_real_programs/torch_ports.py``) of two programs run the same way
+against eager PyTorch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import io
+import statistics
+import time
+
+import numpy as np
+
+from ._harness import ImplTimeout, _deadline, error_text, progress, row, selected
+
+BENCH = "real_programs"
+QUICK_PROGRAMS = ("game_of_life", "softmax_loss", "heat_diffusion")
+MIN_RUNS, MAX_RUNS, MIN_TIME_S = 5, 40, 1.0
+LAZY_TIMEOUT_S = 300.0  # a lazy first run past this is an error row, the run goes on
+COUNTERS = ("syncs", "compiles", "cache_hits", "cache_misses", "traced_ops", "fallbacks",
+            "executions", "host_transfers")
+
+
+def _module(name):
+    return importlib.import_module(f"benchmarks._real_programs.{name}")
+
+
+def sizes(quick: bool) -> list[tuple[str, str]]:
+    from ._real_programs import PROGRAMS
+
+    if quick:
+        return [(p, "tiny") for p in QUICK_PROGRAMS]
+    return [(p, s) for s in ("published", "10x") for p in PROGRAMS]
+
+
+# --- running one program ------------------------------------------------------------------
+
+def _flat(result) -> list:
+    out = []
+    for r in result if isinstance(result, tuple | list) else (result,):
+        out += _flat(r) if isinstance(r, tuple | list) else [r]
+    return out
+
+
+def host(result) -> list[np.ndarray]:
+    """The program's results as NumPy values (a lazy result is materialized here)."""
+    return [np.asarray(r) for r in _flat(result)]
+
+
+class Impl:
+    """One way to run a program: ``run()`` gives fresh state inputs and returns host
+    results. ``setup`` converts the inputs once (not timed), as a user loads data once."""
+
+    def __init__(self, mod, inputs: dict, lazy: bool):
+        self.mod, self.lazy = mod, lazy
+        self.inputs = inputs
+        if lazy:
+            import lazy_numpy as lnp
+
+            from ._real_programs.namespace import lazy_numpy_namespace
+
+            self.np, self._wrap = lazy_numpy_namespace(), lnp.asarray
+        else:
+            self.np, self._wrap = np, np.copy
+        self.loaded = {k: (self._wrap(v) if isinstance(v, np.ndarray) else v)
+                       for k, v in inputs.items()}
+        if lazy:
+            lnp.sync()
+
+    def run(self, inputs: dict | None = None) -> list[np.ndarray]:
+        if inputs is None:
+            inputs = dict(self.loaded)
+            for k in self.mod.STATE:  # updated in place by the program: fresh each run
+                inputs[k] = self._wrap(self.inputs[k])
+        else:
+            inputs = {k: (self._wrap(v) if isinstance(v, np.ndarray) else v)
+                      for k, v in inputs.items()}
+        with contextlib.redirect_stdout(io.StringIO()):  # the programs' progress prints
+            return host(self.mod.program(self.np, inputs))
+
+
+def check(got: list, want: list, rtol: float, atol: float) -> float:
+    """Values, shapes and dtypes against NumPy's; the largest absolute error."""
+    if len(got) != len(want):
+        raise AssertionError(f"{len(got)} results, NumPy gave {len(want)}")
+    worst = 0.0
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        if g.shape != w.shape or g.dtype != w.dtype:
+            raise AssertionError(f"result {i}: {g.dtype}{g.shape} vs NumPy's {w.dtype}{w.shape}")
+        if g.size and w.dtype.kind in "fc":
+            worst = max(worst, float(np.max(np.abs(g - w))))
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"result {i}")
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=f"result {i}")
+    return worst
+
+
+def _counters():
+    import lazycore as lc
+
+    return lc.metrics.counters()
+
+
+def _delta(before: dict, after: dict) -> dict:
+    keys = set(COUNTERS) | {k for k in after if k.startswith(("sync::", "fallback::"))}
+    d = {k: after.get(k, 0) - before.get(k, 0) for k in sorted(keys)}
+    return {k: v for k, v in d.items() if v or k in COUNTERS}
+
+
+def _cold(fn):
+    """Run ``fn`` with an empty in-memory compile cache; (seconds, result, counter delta)."""
+    import lazycore as lc
+
+    lc.cache.clear()
+    gc.collect()
+    before = _counters()
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out, _delta(before, _counters())
+
+
+def _trace_us_per_op(fn) -> float | None:
+    import lazycore as lc
+
+    lc.metrics.reset()
+    fn()
+    tr = lc.metrics.timers().get("trace")
+    return tr["total_s"] / tr["count"] * 1e6 if tr and tr["count"] else None
+
+
+def _two_iterations(mod, inputs: dict) -> dict | None:
+    key = getattr(mod, "ITER_KEY", None)
+    if key is None:
+        return None
+    short = dict(inputs)
+    short[key] = mod.two_iterations(inputs) if hasattr(mod, "two_iterations") else 2
+    return short
+
+
+def interleaved(steps: dict, budget_s: float) -> dict[str, list[float]]:
+    """Time the steps in turns (order alternating each round) until each has
+    ``MIN_RUNS`` runs and ``MIN_TIME_S`` of timed work, or ``MAX_RUNS`` runs, or the
+    round would pass ``budget_s``."""
+    times = {name: [] for name in steps}
+    names = list(steps)
+    start = time.perf_counter()
+    gc_was = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        rnd = 0
+        while True:
+            done = all(len(t) >= MIN_RUNS and (sum(t) >= MIN_TIME_S or len(t) >= MAX_RUNS)
+                       for t in times.values())
+            if done or (rnd >= 2 and time.perf_counter() - start > budget_s):
+                break
+            for name in (names if rnd % 2 == 0 else names[::-1]):
+                t0 = time.perf_counter()
+                steps[name]()
+                times[name].append(time.perf_counter() - t0)
+            rnd += 1
+            if rnd % 20 == 0:
+                gc.collect()
+    finally:
+        if gc_was:
+            gc.enable()
+    return times
+
+
+def _summary(times: list[float], iters: int) -> dict:
+    med = statistics.median(times)
+    return {"median_s": med / iters, "run_median_s": med, "runs": len(times),
+            "min_s": min(times) / iters, "iterations": iters}
+
+
+def measure_program(name: str, mod, size: str, pair: tuple[str, str], quick: bool,
+                    make_impls) -> list[dict]:
+    """Rows for one program at one size: the eager baseline and its lazy counterpart."""
+    inputs = mod.make_inputs(**mod.SIZES[size])
+    iters = mod.iterations(inputs)
+    eager_name, lazy_name = pair
+    case = f"{name}/{size}"
+    extra = {"size": size, "source": mod.SOURCE, "params": mod.SIZES[size]}
+    eager, lazy = make_impls(mod, inputs)
+    rows = []
+
+    t0 = time.perf_counter()
+    want = eager.run()
+    eager_first = time.perf_counter() - t0
+    rtol, atol = getattr(mod, "TOLERANCE", (1e-6, 1e-9))
+
+    lazy_row = {}
+    lazy_ok = selected(lazy_name)
+    if lazy_ok:
+        try:
+            with _deadline(LAZY_TIMEOUT_S if not quick else 120.0):
+                first_s, got, first_counts = _cold(lazy.run)
+                lazy_row["max_abs_err"] = check(got, want, rtol, atol)
+                lazy_row["compile_s"] = first_s
+                lazy_row["compiles_first_run"] = first_counts["compiles"]
+                short = _two_iterations(mod, inputs)
+                if short is not None:
+                    _, _, two = _cold(lambda: lazy.run(short))
+                    lazy_row["compiles_two_iterations"] = two["compiles"]
+                    lazy_row["compiles_after_second_iteration"] = (
+                        first_counts["compiles"] - two["compiles"])
+                lazy.run()  # warm-up (the cache holds the full run's programs again)
+        except (Exception, ImplTimeout) as exc:  # noqa: BLE001 - one failure, one row
+            lazy_row = {"error": error_text(exc)}
+            lazy_ok = False
+    eager.run()  # warm-up
+
+    steps = {eager_name: eager.run}
+    if lazy_ok:
+        steps[lazy_name] = lazy.run
+    budget_s = 20.0 if quick else 120.0
+    try:
+        with _deadline(budget_s * 3):
+            times = interleaved(steps, budget_s)
+    except (Exception, ImplTimeout) as exc:  # noqa: BLE001
+        rows.append(row(BENCH, case, eager_name, median_s=None, runs=0, error=error_text(exc),
+                        **extra))
+        return rows
+
+    er = row(BENCH, case, eager_name, **_summary(times[eager_name], iters),
+             compile_s=eager_first, **extra)
+    progress(er)
+    rows.append(er)
+    if lazy_ok:
+        before = _counters()
+        lazy.run()
+        per_run = _delta(before, _counters())
+        lazy_row.update(_summary(times[lazy_name], iters))
+        lazy_row["per_warm_run"] = per_run
+        lazy_row["compiles_per_warm_run"] = per_run["compiles"]
+        lazy_row["syncs_per_iteration"] = per_run["syncs"] / iters
+        lazy_row["trace_us_per_op"] = _trace_us_per_op(lazy.run)
+        lazy_row["speedup"] = er["median_s"] / lazy_row["median_s"]
+        lazy_row["first_run_ratio"] = lazy_row["compile_s"] / eager_first
+    elif "error" not in lazy_row:
+        return rows
+    if "error" in lazy_row:
+        lr = row(BENCH, case, lazy_name, median_s=None, runs=0, **lazy_row, **extra)
+    else:
+        lr = row(BENCH, case, lazy_name, **lazy_row, **extra)
+    progress(lr)
+    rows.append(lr)
+    return rows
+
+
+def _numpy_impls(mod, inputs):
+    return Impl(mod, inputs, lazy=False), Impl(mod, inputs, lazy=True)
+
+
+def run(quick: bool) -> list[dict]:
+    rows = []
+    for name, size in sizes(quick):
+        try:
+            rows += measure_program(name, _module(name), size, ("numpy", "lazy_numpy"), quick,
+                                    _numpy_impls)
+        except Exception as exc:  # noqa: BLE001 - the baseline itself failed
+            rows.append(row(BENCH, f"{name}/{size}", "numpy", median_s=None, runs=0,
+                            error=error_text(exc)))
+    from ._real_programs import torch_ports
+
+    for name, size in torch_ports.sizes(quick):
+        try:
+            rows += measure_program(name, torch_ports.module(name), size,
+                                    ("eager_torch", "lazy_torch"), quick, torch_ports.impls)
+        except Exception as exc:  # noqa: BLE001
+            rows.append(row(BENCH, f"{name}/{size}", "eager_torch", median_s=None, runs=0,
+                            error=error_text(exc)))
+    return rows
