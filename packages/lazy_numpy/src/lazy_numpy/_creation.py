@@ -30,9 +30,19 @@ def _shape(shape):
 
 @numpy_errors
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> LazyArray:
-    """Wrap host data (or a LazyArray) as a LazyArray; the one place user data enters."""
+    """Wrap host data (or a LazyArray) as a LazyArray; the one place user data enters.
+
+    A LazyArray comes back as itself where NumPy would (no dtype change, ``copy`` not
+    True); ``copy=True`` gives a new array (a new owner: nothing is moved)."""
     if isinstance(a, LazyArray):
-        return a if dtype is None else a.astype(dtype)
+        same = dtype is None or np.dtype(dtype) == a.dtype
+        if copy is False and not same:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        if same:
+            return LazyArray(a._t) if copy else a
+        return a.astype(dtype)
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
     dtype = normalize_dtype(dtype)
     if not isinstance(a, lc.Tensor) and lc.interop.unwrap(a) is not None:
         a = lc.interop.adopt(a)  # a lazy torch/TF value: same trace, no sync
@@ -53,7 +63,7 @@ def _has_lazy(v) -> bool:
 
 
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
-    out = asarray(obj, dtype)
+    out = asarray(obj, dtype, copy=copy)
     if out.ndim < ndmin:
         out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
     return out

@@ -89,7 +89,7 @@ def clip(x, /, min=None, max=None):  # noqa: A002
 # -- creation -------------------------------------------------------------------------------
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
-    return _creation.asarray(obj, dtype)
+    return _creation.asarray(obj, dtype, copy=copy)
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):

@@ -1,0 +1,301 @@
+"""NumPy's view semantics, copies and masked writes: every case runs the same code on
+NumPy and on lazy_numpy and compares the arrays it wrote into (issue 18), and the masked
+writes of issue 19 record no sync."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lnp_testing import assert_same
+
+import lazy_numpy as lnp
+
+
+def _both(program, *inputs):
+    """Run ``program`` on NumPy copies and on LazyArrays; compare every input after."""
+    eager = [np.array(x) for x in inputs]
+    lazy = [lnp.asarray(np.array(x)) for x in inputs]
+    e_out = program(np, *eager)
+    l_out = program(lnp, *lazy)
+    for lv, ev in zip(lazy, eager, strict=True):
+        assert_same(lv, ev)
+    if e_out is not None:
+        assert_same(l_out, e_out)
+
+
+def _w_slice(xp, a):
+    b = a[2:5]
+    b[:] = 0
+    return b
+
+
+def _w_chained(xp, a):
+    a[0][1] = -1
+
+
+def _w_transpose(xp, a):
+    a.T[...] = np.arange(12.0).reshape(4, 3)
+
+
+def _w_copyto(xp, a):
+    np.copyto(a[1:], 5)
+
+
+def _w_ufunc_out(xp, a):
+    np.add(a[:2], 1, out=a[:2])
+
+
+def _w_inplace_strided(xp, a):
+    v = a[::2]
+    v += 1
+    v *= 3
+
+
+def _w_reshape(xp, a):
+    r = a.reshape(4, 3)
+    r[1, :] = 7
+    a.ravel()[0] = -2
+
+
+def _w_view_of_view(xp, a):
+    b = a[1:]
+    c = b[:, ::-1]
+    c[0, 0] = 99
+    d = c.T
+    d[1] += 10
+
+
+def _w_base_then_view(xp, a):
+    b = a[:, 1]
+    a[...] = 3
+    b[0] = -1
+    return b * 2
+
+
+def _w_swap_move(xp, a):
+    np.swapaxes(a, 0, 1)[0] = 1
+    np.moveaxis(a[None], 0, -1)[..., 0] = np.moveaxis(a[None], 0, -1)[..., 0] + 1
+    np.expand_dims(a, 0)[0, 2] = 8
+    a[None, :, None][0, 1, 0, 2] = -5
+
+
+def _w_flip(xp, a):
+    np.flip(a, 1)[0] = [1, 2, 3, 4]
+    np.fliplr(a)[2, :2] = 0
+
+
+def _w_mask_on_view(xp, a):
+    v = a[1:, 1:-1]
+    v[v > 5] = 0
+    v[v < 2] += 100
+
+
+def _w_int_index_copy(xp, a):
+    s = a[0, 0]  # a NumPy scalar: a copy
+    s += 5
+    return s
+
+
+def _w_advanced_copy(xp, a):
+    b = a[[0, 2]]  # advanced indexing copies
+    b[:] = 0
+    return b
+
+
+def _w_shape_setter(xp, a):
+    b = a[:]
+    b.shape = (2, 6)
+    b[1] = 4
+
+
+@pytest.mark.parametrize("program", [
+    _w_slice, _w_chained, _w_transpose, _w_copyto, _w_ufunc_out, _w_inplace_strided,
+    _w_reshape, _w_view_of_view, _w_base_then_view, _w_swap_move, _w_flip,
+    _w_mask_on_view, _w_int_index_copy, _w_advanced_copy, _w_shape_setter,
+], ids=lambda f: f.__name__[3:])
+def test_writes_through_views(program):
+    _both(program, np.arange(12.0).reshape(3, 4))
+
+
+def test_write_1d_slice():
+    _both(_w_slice, np.arange(10.0))
+
+
+def test_layout_attributes_match_numpy():
+    e = np.arange(24.0).reshape(4, 6).copy()
+    a = lnp.asarray(e)
+    for key in [np.s_[1:3], np.s_[::2, 1::3], np.s_[..., None], np.s_[:, ::-1], np.s_[2]]:
+        ev, lv = e[key], a[key]
+        assert lv.strides == ev.strides
+        assert lv.base is a and ev.base is e
+        for flag in ("c_contiguous", "f_contiguous", "owndata", "writeable"):
+            assert getattr(lv.flags, flag) == getattr(ev.flags, flag), (key, flag)
+        assert np.shares_memory(lv, a) == np.shares_memory(ev, e)
+    assert a.T.strides == e.T.strides and a.strides == e.strides
+    assert a.flags.owndata and a.base is None
+    assert not np.shares_memory(a[:2], a[2:]) and np.shares_memory(a[:3], a[2:])
+    assert np.may_share_memory(a, a.T)
+    assert not np.shares_memory(a, a.copy())
+    assert not np.shares_memory(a.T.reshape(-1), a)  # a copy, as in NumPy
+    assert not np.shares_memory(e.T.reshape(-1), e)
+    assert np.reshape(a, (6, 4)).base is a
+
+
+def test_read_only_views_raise():
+    a = lnp.asarray(np.arange(6.0).reshape(2, 3))
+    b = np.broadcast_to(a[0], (4, 3))
+    with pytest.raises(ValueError, match="read-only"):
+        b[0, 0] = 1
+    d = np.diagonal(a)
+    with pytest.raises(ValueError, match="read-only"):
+        d += 1
+    a[0, 0] = 7  # the views follow their base
+    assert b[3, 0] == 7 and d[0] == 7
+    a.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        a[1] = 0
+    assert_same(a, np.array([[7.0, 1, 2], [3, 4, 5]]))
+
+
+def test_array_copies_asarray_does_not():
+    x = lnp.asarray(np.arange(4.0))
+    y = lnp.array(x)
+    y += 1
+    assert_same(x, np.arange(4.0))
+    assert lnp.asarray(x) is x
+    z = lnp.asarray(x, copy=True)
+    z[0] = 10
+    w = x.copy()
+    w[1] = 10
+    assert_same(x, np.arange(4.0))
+    with pytest.raises(ValueError):
+        lnp.asarray(x, dtype=np.float32, copy=False)
+    xp = x.__array_namespace__()
+    c = xp.asarray(x, copy=True)
+    c += 1
+    assert_same(x, np.arange(4.0))
+    assert xp.asarray(x) is x
+
+
+def test_range_index_softmax_loss():
+    """cs231n's softmax loss, verbatim: ``probs[range(N), y]``."""
+    rng = np.random.default_rng(0)
+    scores_e, y = rng.normal(size=(5, 3)), np.array([0, 2, 1, 1, 0])
+
+    def loss(scores, N=5):
+        exp_scores = np.exp(scores - np.max(scores, axis=1, keepdims=True))
+        probs = exp_scores / np.sum(exp_scores, axis=1, keepdims=True)
+        correct_logprobs = -np.log(probs[range(N), y])
+        dscores = probs.copy()
+        dscores[range(N), y] -= 1
+        return np.sum(correct_logprobs) / N, dscores
+
+    assert_same(loss(lnp.asarray(scores_e)), loss(scores_e))
+
+
+def test_scalar_format_and_round():
+    e = np.array([1.23456, 2.5])
+    a = lnp.asarray(e)
+    assert f"{a.sum():.3f}" == f"{e.sum():.3f}"
+    assert format(a.mean(), "8.2e") == format(e.mean(), "8.2e")
+    assert round(a.mean(), 2) == round(e.mean(), 2)
+    assert round(a.sum()) == round(e.sum()) and isinstance(round(a.sum()), int)
+    assert f"{a}" == f"{e}"
+    with pytest.raises(TypeError):
+        round(a)
+    with pytest.raises(TypeError):
+        f"{a:.2f}"  # noqa: B018 - NumPy arrays take no format spec
+
+
+# -- masked writes without a sync (issue 19) ------------------------------------------------
+
+def _masked(xp, x, y):
+    x[x > 0] *= 2
+    x[y < 0] = 0
+    x[x[:, 0] > 0] += y[0]  # a per-element broadcast value (a row per selected row)
+    y[y > 0.5] -= 1
+    y[(y < 0)[:, 0]] = xp.asarray(np.array([9.0, 8.0, 7.0]))  # broadcast over the rows
+    x[x < -1] = -1.5
+
+
+def test_masked_writes_do_not_sync(counters):
+    rng = np.random.default_rng(1)
+    xe, ye = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    x, y = lnp.asarray(xe.copy()), lnp.asarray(ye.copy())
+    before = counters().get("syncs", 0)
+    _masked(lnp, x, y)
+    assert counters().get("syncs", 0) == before  # all recorded, nothing computed
+    _masked(np, xe, ye)
+    assert_same(x, xe)
+    assert_same(y, ye)
+
+
+def test_masked_int_inplace_keeps_numpy_casting_error():
+    x = lnp.asarray(np.arange(6))
+    with pytest.raises(TypeError):  # NumPy: UFuncTypeError (a TypeError) for int *= float
+        x[x > 2] *= 1.5
+
+
+def test_masked_write_with_one_value_per_element():
+    """Values per True element need the count: the counted data-dependent sync."""
+    e = np.arange(8.0)
+    a = lnp.asarray(e.copy())
+    lnp.metrics.reset()
+    a[a > 4] = lnp.asarray(np.array([10.0, 20.0, 30.0]))
+    e[e > 4] = np.array([10.0, 20.0, 30.0])
+    assert lnp.metrics.counters().get("data_dependent_syncs", 0) == 1
+    assert_same(a, e)
+    with pytest.raises(ValueError):
+        a[a > 100] = np.array([1.0, 2.0])
+
+
+def test_masked_selection_read_is_numpy():
+    e = np.arange(10.0)
+    a = lnp.asarray(e)
+    s = a[a > 6]
+    assert s.dtype == e.dtype and s.ndim == 1
+    assert_same(s, e[e > 6])
+    t = a[a % 2 == 0]
+    t += 1  # a selection is a copy: ``a`` is unchanged
+    assert_same(a, e)
+    assert_same(t, e[e % 2 == 0] + 1)
+
+
+def test_list_of_lazy_scalars_stacks_without_sync(counters):
+    x = lnp.asarray(np.arange(5.0))
+    parts = [x[i] * 2 for i in range(5)] + [x.sum()]
+    before = counters().get("syncs", 0)
+    s = lnp.array(parts)
+    t = lnp.asarray([[x.min(), x.max()], [x.mean(), 1.0]])
+    assert counters().get("syncs", 0) == before
+    e = np.arange(5.0)
+    assert_same(s, np.array([v * 2 for v in e] + [e.sum()]))
+    assert_same(t, np.array([[e.min(), e.max()], [e.mean(), 1.0]]))
+
+
+# -- a published program, verbatim --------------------------------------------------------
+
+def _game_of_life(np, Z, steps):  # noqa: N803 - N. Rougier, "From Python to NumPy", ch. 4
+    def iterate(Z):  # noqa: N803
+        # Count neighbours
+        N = (Z[0:-2, 0:-2] + Z[0:-2, 1:-1] + Z[0:-2, 2:] +  # noqa: N806
+             Z[1:-1, 0:-2] + Z[1:-1, 2:] +
+             Z[2:, 0:-2] + Z[2:, 1:-1] + Z[2:, 2:])
+        # Apply rules
+        birth = (N == 3) & (Z[1:-1, 1:-1] == 0)
+        survive = ((N == 2) | (N == 3)) & (Z[1:-1, 1:-1] == 1)
+        Z[...] = 0
+        Z[1:-1, 1:-1][birth | survive] = 1
+        return Z
+
+    for _ in range(steps):
+        iterate(Z)
+    return Z
+
+
+def test_game_of_life_matches_numpy(counters):
+    Z0 = np.random.default_rng(3).integers(0, 2, size=(16, 16))  # noqa: N806
+    eager = _game_of_life(np, Z0.copy(), 6)
+    lazy = _game_of_life(np, lnp.asarray(Z0.copy()), 6)
+    assert counters().get("syncs", 0) == 0
+    assert_same(lazy, eager)
