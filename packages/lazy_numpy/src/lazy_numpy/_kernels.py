@@ -18,6 +18,9 @@ import lazycore as lc
 
 ops = lc.ops
 _full = lc.numeric.full
+# NumPy's division loops: integer x // 0 and x % 0 are 0 (with a RuntimeWarning),
+# floats follow CPython's divmod, a zero remainder takes the divisor's sign.
+_DIVISION = {"int_div_by_zero": "zero", "float_floor": "divmod", "zero_remainder": "divisor"}
 _and, _or, _not = ops.get("and"), ops.get("or"), ops.get("not")
 
 
@@ -40,10 +43,6 @@ def _isnan(x):
     return ops.ne(x, x)
 
 
-def _trunc(x):
-    return ops.select(ops.lt(x, like(x, 0)), ops.ceil(x), ops.floor(x))
-
-
 def _unary_float(op_name):
     """Float-only core op; integer/bool loops never reach it (NumPy resolves to float)."""
     op = ops.get(op_name)
@@ -60,65 +59,21 @@ def _identity_for_ints(op_name):
 def floor_divide(a, b):
     if _kind(a) == "b":
         a, b = lc.numeric.cast(a, np.int8), lc.numeric.cast(b, np.int8)
-    if _is_int(a):
-        zero = like(b, 0)
-        is_zero = ops.eq(b, zero)
-        safe_b = ops.select(is_zero, like(b, 1), b)
-        q = ops.div(a, safe_b)  # truncates toward zero
-        if _kind(a) == "i":
-            r = ops.rem(a, safe_b)
-            adjust = _and(ops.ne(r, like(r, 0)), ops.ne(ops.lt(r, like(r, 0)),
-                                                            ops.lt(safe_b, like(b, 0))))
-            q = ops.select(adjust, ops.sub(q, like(q, 1)), q)
-        return ops.select(is_zero, like(q, 0), q)  # NumPy: x // 0 == 0 (with a warning)
     if _kind(a) == "c":
         raise TypeError("ufunc 'floor_divide' not supported for complex inputs")
-    return _float_divmod(a, b)[0]
+    return lc.numeric.floor_divide(a, b, **_DIVISION)
 
 
 def remainder(a, b):
-    if _is_int(a):
-        zero = like(b, 0)
-        is_zero = ops.eq(b, zero)
-        safe_b = ops.select(is_zero, like(b, 1), b)
-        r = ops.rem(a, safe_b)
-        if _kind(a) == "i":
-            adjust = _and(ops.ne(r, like(r, 0)), ops.ne(ops.lt(r, like(r, 0)),
-                                                            ops.lt(safe_b, like(b, 0))))
-            r = ops.select(adjust, ops.add(r, safe_b), r)
-        return ops.select(is_zero, like(r, 0), r)
-    return _float_divmod(a, b)[1]
-
-
-def _float_divmod(a, b):
-    """NumPy's ``npy_divmod``: floor quotient and a remainder with the divisor's sign."""
-    zero = like(a, 0)
-    mod = ops.rem(a, b)
-    div = ops.div(ops.sub(a, mod), b)
-    fix = _and(ops.ne(mod, zero), ops.ne(ops.lt(b, zero), ops.lt(mod, zero)))
-    mod = ops.select(fix, ops.add(mod, b), mod)
-    div = ops.select(fix, ops.sub(div, like(div, 1)), div)
-    mod = ops.select(ops.eq(mod, zero), copysign(zero, b), mod)
-    floordiv = ops.floor(div)
-    floordiv = ops.select(ops.gt(ops.sub(div, floordiv), like(div, 0.5)),
-                          ops.add(floordiv, like(div, 1)), floordiv)
-    floordiv = ops.select(ops.eq(div, zero), copysign(zero, ops.div(a, b)), floordiv)
-    b_zero = ops.eq(b, zero)
-    floordiv = ops.select(b_zero, ops.div(a, b), floordiv)
-    mod = ops.select(b_zero, ops.rem(a, b), mod)
-    return floordiv, mod
+    return lc.numeric.floor_mod(a, b, **_DIVISION)
 
 
 def divmod_(a, b):
-    return floor_divide(a, b), remainder(a, b)
+    return lc.numeric.floor_divmod(a, b, **_DIVISION)
 
 
 def fmod(a, b):
-    if _is_int(a):
-        is_zero = ops.eq(b, like(b, 0))
-        r = ops.rem(a, ops.select(is_zero, like(b, 1), b))
-        return ops.select(is_zero, like(r, 0), r)
-    return ops.rem(a, b)
+    return lc.numeric.fmod(a, b, int_div_by_zero="zero")
 
 
 def true_divide(a, b):
@@ -167,43 +122,6 @@ def heaviside(x, h):
     return ops.select(_isnan(x), x, out)
 
 
-def logaddexp(a, b):
-    return _logaddexp(a, b, ops.exp, ops.log1p, math.log(2.0), 1.0)
-
-
-def logaddexp2(a, b):
-    ln2 = math.log(2.0)
-
-    def exp2(t):
-        return ops.exp2(t)
-
-    def log1p2(t):
-        return ops.mul(ops.log1p(t), like(t, 1 / ln2))
-    return _logaddexp(a, b, exp2, log1p2, 1.0, 1.0)
-
-
-def _logaddexp(a, b, exp, log1p, same_term, _unused):
-    diff = ops.sub(a, b)
-    same = ops.eq(a, b)
-    pos = ops.gt(diff, like(diff, 0))
-    big = ops.select(pos, a, b)
-    tail = log1p(exp(ops.neg(ops.abs(diff))))
-    out = ops.add(big, tail)
-    out = ops.select(same, ops.add(a, like(a, same_term)), out)
-    return ops.select(_or(_isnan(a), _isnan(b)), ops.add(a, b), out)
-
-
-def hypot(a, b):
-    a, b = ops.abs(a), ops.abs(b)
-    hi, lo = ops.max(a, b), ops.min(a, b)
-    zero = ops.eq(hi, like(hi, 0))
-    r = ops.div(lo, ops.select(zero, like(hi, 1), hi))
-    out = ops.mul(hi, ops.sqrt(ops.add(like(r, 1), ops.mul(r, r))))
-    out = ops.select(zero, like(out, 0), out)
-    inf = _or(ops.eq(a, like(a, np.inf)), ops.eq(b, like(b, np.inf)))
-    return ops.select(inf, like(out, np.inf), out)
-
-
 def _log_base(base):
     scale = 1.0 / math.log(base)
 
@@ -216,40 +134,20 @@ def _scale(factor):
     return lambda x: ops.mul(x, like(x, factor))
 
 
-def copysign(a, b):
-    return ops.select(signbit(b), ops.neg(ops.abs(a)), ops.abs(a))
-
-
-_INT_OF_WIDTH = {2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def signbit(x):
-    if _kind(x) in "bu":
-        return ops.ne(x, x)  # all False, without a constant
-    if _kind(x) == "i":
-        return ops.lt(x, like(x, 0))
-    bits = ops.bitcast_convert(x, dtype=_INT_OF_WIDTH[x.dtype.itemsize])
-    return ops.lt(bits, like(bits, 0))
-
-
 def spacing(x):
-    towards = ops.select(signbit(x), like(x, -np.inf), like(x, np.inf))
+    towards = ops.select(lc.numeric.signbit(x), like(x, -np.inf), like(x, np.inf))
     return ops.sub(ops.nextafter(x, towards), x)
 
 
 def modf(x):
-    whole = _trunc(x)
+    whole = lc.numeric.trunc(x)
     inf = ops.eq(ops.abs(x), like(x, np.inf))
-    frac = ops.select(inf, copysign(like(x, 0), x), ops.sub(x, whole))
+    frac = ops.select(inf, lc.numeric.copysign(like(x, 0), x), ops.sub(x, whole))
     return frac, whole
 
 
 def ldexp(x, e):
     return ops.mul(x, ops.exp2(lc.numeric.cast(e, x.dtype)))
-
-
-def trunc(x):
-    return x if _kind(x) in "iub" else _trunc(x)
 
 
 def rint(x):
@@ -432,7 +330,7 @@ KERNELS = {
     "remainder": remainder, "mod": remainder, "fmod": fmod, "divmod": divmod_,
     "power": power, "pow": power, "float_power": power, "negative": _op("neg"),
     "positive": positive, "absolute": absolute, "abs": absolute, "fabs": absolute,
-    "sign": sign, "rint": rint, "trunc": trunc,
+    "sign": sign, "rint": rint, "trunc": lc.numeric.trunc,
     "floor": _floor_ceil("floor"), "ceil": _floor_ceil("ceil"),
     "conjugate": _op("conj"), "conj": _op("conj"),
     "exp": _unary_float("exp"), "exp2": _unary_float("exp2"), "expm1": _unary_float("expm1"),
@@ -448,11 +346,11 @@ KERNELS = {
     "arcsinh": _unary_float("asinh"), "arccosh": _unary_float("acosh"),
     "arctanh": _unary_float("atanh"), "asinh": _unary_float("asinh"),
     "acosh": _unary_float("acosh"), "atanh": _unary_float("atanh"),
-    "arctan2": _op("atan2"), "atan2": _op("atan2"), "hypot": hypot,
+    "arctan2": _op("atan2"), "atan2": _op("atan2"), "hypot": lc.numeric.hypot,
     "deg2rad": _scale(math.pi / 180), "radians": _scale(math.pi / 180),
     "rad2deg": _scale(180 / math.pi), "degrees": _scale(180 / math.pi),
-    "logaddexp": logaddexp, "logaddexp2": logaddexp2, "heaviside": heaviside,
-    "copysign": copysign, "signbit": signbit, "nextafter": _op("nextafter"),
+    "logaddexp": lc.numeric.logaddexp, "logaddexp2": lc.numeric.logaddexp2,
+    "heaviside": heaviside, "copysign": lc.numeric.copysign, "signbit": lc.numeric.signbit, "nextafter": _op("nextafter"),
     "spacing": spacing, "modf": modf, "ldexp": ldexp,
     "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
     "bitwise_and": _op("and"), "bitwise_or": _op("or"), "bitwise_xor": _op("xor"),

@@ -212,7 +212,12 @@ def _truncatediv(a, b):
 
 @binary("truncatemod", lowers_to="fmod (composite)", kernel=True)
 def _truncatemod(a, b):
-    return num.fmod(require(a, REAL, "truncatemod"), b, int_div_by_zero="raise")
+    return num.fmod(require(a, _truncatemod_dtype, "truncatemod"), b, int_div_by_zero="raise")
+
+
+def _truncatemod_dtype(dtype) -> bool:
+    """TruncateMod's kernels: int32, int64 and floats (no 8/16-bit or unsigned ints)."""
+    return lc.dtypes.is_floating(dtype) or dtype in (np.int32, np.int64)
 
 
 @binary("math.squared_difference", lowers_to="sub, mul", kernel=True)

@@ -6,7 +6,6 @@ knows any frontend.
 
 from __future__ import annotations
 
-from .composites.arithmetic import floor_divide, floor_mod
 from .composites.broadcasting import (
     broadcast_shapes,
     broadcast_to,
@@ -20,6 +19,19 @@ from .composites.conv import avg_pool, conv, max_pool
 from .composites.creation import arange, eye, linspace, ones, tri_mask, triangle, zeros
 from .composites.dynamic import count_true, unique
 from .composites.dynamic import nonzero_mask as nonzero
+from .composites.elementwise import (
+    copysign,
+    floor_divide,
+    floor_divmod,
+    floor_mod,
+    fmod,
+    hypot,
+    logaddexp,
+    logaddexp2,
+    signbit,
+    trunc,
+    trunc_divide,
+)
 from .composites.indexing import (
     gather_points,
     getitem,

@@ -81,9 +81,9 @@ lower("round.default", "round_.default", "prims.round.default")(_rounding("round
 
 @lower("trunc.default", "trunc_.default", "fix.default", "fix_.default", "prims.trunc.default")
 def trunc(x):
-    if not D.is_inexact(x.dtype):
-        return x
-    return ops.select(ops.lt(x, full_like(x, 0)), ops.ceil(x), ops.floor(x))
+    if D.is_complex(x.dtype):
+        raise NotImplementedError("trunc is not supported for complex inputs")
+    return num.trunc(x)
 
 
 @lower("frac.default", "frac_.default")
@@ -152,13 +152,9 @@ def logical_not(x):
 
 @lower("signbit.default", "prims.signbit.default")
 def signbit(x):
-    if D.is_bool(x.dtype) or D.is_unsigned(x.dtype):
-        return num.full(x.shape, False, D.bool_)
-    if D.is_integer(x.dtype):
-        return ops.lt(x, full_like(x, 0))
-    bits = {2: D.int16, 4: D.int32, 8: D.int64}[x.dtype.itemsize]
-    as_int = ops.bitcast_convert(x, dtype=bits)
-    return ops.lt(as_int, full_like(as_int, 0))
+    if D.is_complex(x.dtype):
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    return num.signbit(x)
 
 
 # -- binary -----------------------------------------------------------------------------------
@@ -223,53 +219,58 @@ def div_mode(x, y, *, rounding_mode=None):
     if rounding_mode is None:
         return div(x, y)
     dt = compute_dtype([x, y])
-    a, b = num.promote([x, y], dtype=dt)
+    a, b = promote([x, y], dtype=dt)  # a Python int wraps into an integer dtype, as in eager
     if rounding_mode == "trunc":
         if D.is_integer(dt):
-            return ops.div(a, b)
-        return trunc(ops.div(a, b))
+            return _int_division(num.trunc_divide, a, b)
+        return num.trunc(ops.div(a, b))
     if rounding_mode == "floor":
         return floor_divide(x, y)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
 
 
+# PyTorch's CPU kernels: integer division by zero raises; a zero float remainder keeps
+# fmod's (the dividend's) sign; float floor division is CPython's divmod.
+_KERNEL_DTYPE_NAMES = {D.bool_: "Bool", D.uint8: "Byte", D.int8: "Char", D.int16: "Short",
+                       D.int32: "Int", D.int64: "Long", D.complex64: "ComplexFloat",
+                       D.complex128: "ComplexDouble"}
+
+
+def _int_division(composite, a, b, **flags):
+    """``composite`` with PyTorch's integer division by zero: ``RuntimeError``."""
+    try:
+        return composite(a, b, int_div_by_zero="raise", **flags)
+    except ZeroDivisionError:
+        raise RuntimeError("ZeroDivisionError") from None
+
+
+def _division_operands(x, y, kernel):
+    dt = compute_dtype([x, y])
+    if D.is_bool(dt):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    return promote([x, y], dtype=dt)  # a Python int wraps into an integer dtype, as in eager
+
+
 @lower("floor_divide.default", "floor_divide_.Tensor", "floor_divide.Scalar")
 def floor_divide(x, y):
-    dt = compute_dtype([x, y])
-    a, b = num.promote([x, y], dtype=dt)
-    if D.is_integer(dt):
-        q = ops.div(a, b)
-        r = ops.rem(a, b)
-        fix = ops.get("and")(ops.ne(r, full_like(r, 0)),
-                             ops.ne(ops.lt(r, full_like(r, 0)), ops.lt(b, full_like(b, 0))))
-        return ops.select(fix, ops.sub(q, full_like(q, 1)), q)
-    # Python's floor division on floats: (a - fmod(a, b)) / b, corrected
-    mod = ops.rem(a, b)
-    q = ops.div(ops.sub(a, mod), b)
-    adjust = ops.get("and")(ops.ne(mod, full_like(mod, 0)),
-                            ops.ne(ops.lt(b, full_like(b, 0)), ops.lt(mod, full_like(mod, 0))))
-    q = ops.select(adjust, ops.sub(q, full_like(q, 1)), q)
-    fq = ops.floor(q)
-    fq = ops.select(ops.gt(ops.sub(q, fq), full_like(q, 0.5)), ops.add(fq, full_like(fq, 1)), fq)
-    plain = ops.div(a, b)
-    return ops.select(ops.ne(b, full_like(b, 0)), fq, plain)
+    a, b = _division_operands(x, y, "div_floor_cpu")
+    return _int_division(num.floor_divide, a, b, float_floor="divmod",
+                         zero_remainder="dividend")
 
 
 @lower("remainder.Tensor", "remainder_.Tensor", "remainder.Scalar", "remainder_.Scalar",
        "remainder.Scalar_Tensor", "prims.remainder.default")
 def remainder(x, y):
-    dt = compute_dtype([x, y])
-    a, b = num.promote([x, y], dtype=dt)
-    r = ops.rem(a, b)
-    zero = full_like(r, 0)
-    fix = ops.get("and")(ops.ne(r, zero), ops.ne(ops.lt(r, zero), ops.lt(b, zero)))
-    return ops.select(fix, ops.add(r, b), r)
+    a, b = _division_operands(x, y, "remainder_cpu")
+    return _int_division(num.floor_mod, a, b, float_floor="divmod",
+                         zero_remainder="dividend")
 
 
 @lower("fmod.Tensor", "fmod_.Tensor", "fmod.Scalar", "fmod_.Scalar", "prims.fmod.default")
 def fmod(x, y):
-    return ew("rem", x, y)
+    a, b = _division_operands(x, y, "fmod_cpu")
+    return _int_division(num.fmod, a, b)
 
 
 @lower("pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Scalar", "pow_.Scalar", "pow.Scalar",
@@ -462,16 +463,22 @@ def addcdiv(x, t1, t2, *, value=1):
     return ops.add(a, q)
 
 
+def _float_only(x, y, kernel):
+    """Operands of a kernel PyTorch registers for floating dtypes only."""
+    a, b = promote([x, y])
+    if not D.is_floating(a.dtype):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_KERNEL_DTYPE_NAMES.get(a.dtype, a.dtype)}\'')
+    return a, b
+
+
 @lower("hypot.default", "hypot_.default", "prims.hypot.default")
 def hypot(x, y):
-    a, b = promote([x, y])
-    return ops.sqrt(ops.add(ops.mul(a, a), ops.mul(b, b)))
+    return num.hypot(*_float_only(x, y, "hypot_cpu"))
 
 
 @lower("copysign.Tensor", "copysign.Scalar")
 def copysign(x, y):
-    a, b = promote([x, y], INT_TO_FLOAT)
-    return ops.select(signbit(b), ops.neg(ops.abs(a)), ops.abs(a))
+    return num.copysign(*promote([x, y], INT_TO_FLOAT))
 
 
 @lower("xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self", "special_xlogy.default")
@@ -484,11 +491,12 @@ def xlogy(x, y):
 
 @lower("logaddexp.default")
 def logaddexp(x, y):
-    a, b = promote([x, y], INT_TO_FLOAT)
-    m = ops.max(a, b)
-    d = ops.neg(ops.abs(ops.sub(a, b)))
-    out = ops.add(m, ops.log1p(ops.exp(d)))
-    return ops.select(ops.eq(a, b), ops.add(a, full_like(a, np.log(2.0))), out)
+    return num.logaddexp(*_float_only(x, y, "logaddexp_cpu"))
+
+
+@lower("logaddexp2.default")
+def logaddexp2(x, y):
+    return num.logaddexp2(*_float_only(x, y, "logaddexp2_cpu"))
 
 
 @lower("gelu.default", "gelu_.default")

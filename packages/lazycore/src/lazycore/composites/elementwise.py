@@ -1,0 +1,238 @@
+"""Elementwise algorithms of several primitives, written once for every frontend.
+
+Each function takes operands that already agree in shape and dtype (the frontend has
+made its promotion decision) and reproduces the host frameworks' corner cases: signed
+zeros, infinities, NaN, integer extremes, division by zero. Where the frameworks
+disagree, a keyword flag names the behaviour -- never the framework.
+
+Floor division and remainder round toward negative infinity (Python semantics: the
+remainder takes the divisor's sign); the primitives ``div``/``rem`` truncate toward
+zero (C semantics). Flags:
+
+* ``int_div_by_zero``: ``"zero"`` -- quotient and remainder are 0 (NumPy, which warns);
+  ``"raise"`` -- ``ZeroDivisionError`` at the call (PyTorch on CPU, TensorFlow). The
+  check reads a host divisor directly and syncs a lazy one (a counted data-dependent
+  sync), so no integer division by zero ever yields XLA's arbitrary value silently.
+* ``float_floor``: ``"divmod"`` -- the quotient is derived from ``fmod`` and corrected
+  (CPython's and NumPy's ``divmod``, PyTorch: ``1 // 0.1 == 9``, ``inf // 3`` is NaN);
+  ``"floor"`` -- ``floor(x / y)`` (TensorFlow: ``1 // 0.1 == 10``, ``inf // 3 == inf``).
+* ``zero_remainder``: the sign of a zero remainder: ``"divisor"`` (NumPy,
+  ``0. % -3. == -0.``) or ``"dividend"`` (PyTorch, TensorFlow: ``fmod``'s sign).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import metrics, ops, runtime
+from ..dtypes import is_bool, is_complex, is_floating, is_integer, is_unsigned
+from ..errors import DTypeError
+from ..ir import host_value
+from ..tensor import Tensor
+from .broadcasting import full
+
+_INT_OF_WIDTH = {2: np.int16, 4: np.int32, 8: np.int64}
+_HOST_LEAVES = frozenset({"param", "const"})
+_and, _or = ops.get("and"), ops.get("or")
+
+
+def _like(t: Tensor, value) -> Tensor:
+    return full(t.shape, value, t.dtype)
+
+
+def _is_nan(x: Tensor) -> Tensor:
+    return ops.ne(x, x)
+
+
+# -- sign and rounding --------------------------------------------------------------------
+
+def signbit(x: Tensor) -> Tensor:
+    """True where the sign bit is set: ``-0.0`` and negative NaNs included."""
+    if is_bool(x.dtype) or is_unsigned(x.dtype):
+        return ops.ne(x, x)  # all False, without a constant
+    if is_integer(x.dtype):
+        return ops.lt(x, _like(x, 0))
+    bits = ops.bitcast_convert(x, dtype=_INT_OF_WIDTH[x.dtype.itemsize])
+    return ops.lt(bits, _like(bits, 0))
+
+
+def copysign(x: Tensor, y: Tensor) -> Tensor:
+    """``|x|`` with ``y``'s sign bit (so ``copysign(1, -0.0) == -1``)."""
+    mag = ops.abs(x)
+    return ops.select(signbit(y), ops.neg(mag), mag)
+
+
+def trunc(x: Tensor) -> Tensor:
+    """Round toward zero; integers and booleans unchanged, ``-0.5 -> -0.0``."""
+    if not is_floating(x.dtype):
+        return x
+    return ops.select(ops.lt(x, _like(x, 0)), ops.ceil(x), ops.floor(x))
+
+
+# -- magnitudes and logs ------------------------------------------------------------------
+
+def hypot(x: Tensor, y: Tensor) -> Tensor:
+    """``sqrt(x*x + y*y)`` without overflow or underflow: ``max * sqrt(1 + (min/max)^2)``
+    (``hypot(3e30, 4e30) == 5e30`` in float32); an infinite operand wins over NaN."""
+    a, b = ops.abs(x), ops.abs(y)
+    hi, lo = ops.max(a, b), ops.min(a, b)
+    zero = ops.eq(hi, _like(hi, 0))
+    r = ops.div(lo, ops.select(zero, _like(hi, 1), hi))
+    out = ops.mul(hi, ops.sqrt(ops.add(_like(r, 1), ops.mul(r, r))))
+    out = ops.select(zero, _like(out, 0), out)
+    inf = _or(ops.eq(a, _like(a, np.inf)), ops.eq(b, _like(b, np.inf)))
+    return ops.select(inf, _like(out, np.inf), out)
+
+
+def logaddexp(x: Tensor, y: Tensor) -> Tensor:
+    """``log(exp(x) + exp(y))`` without overflow; equal infinities give themselves."""
+    return _logaddexp(x, y, ops.exp, ops.log1p, math.log(2.0))
+
+
+def logaddexp2(x: Tensor, y: Tensor) -> Tensor:
+    """``log2(2**x + 2**y)`` without overflow."""
+    inv_ln2 = 1.0 / math.log(2.0)
+    return _logaddexp(x, y, ops.exp2, lambda t: ops.mul(ops.log1p(t), _like(t, inv_ln2)), 1.0)
+
+
+def _logaddexp(x, y, exp, log1p, same_term):
+    diff = ops.sub(x, y)
+    big = ops.select(ops.gt(diff, _like(diff, 0)), x, y)
+    out = ops.add(big, log1p(exp(ops.neg(ops.abs(diff)))))
+    out = ops.select(ops.eq(x, y), ops.add(x, _like(x, same_term)), out)  # inf, inf
+    return ops.select(_or(_is_nan(x), _is_nan(y)), ops.add(x, y), out)
+
+
+# -- floor division and remainder -----------------------------------------------------------
+
+_INT_DIV_BY_ZERO = ("zero", "raise")
+_FLOAT_FLOOR = ("divmod", "floor")
+_ZERO_REMAINDER = ("divisor", "dividend")
+
+
+def floor_divmod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
+                 float_floor: str = "divmod", zero_remainder: str = "divisor"):
+    """``(x // y, x % y)`` rounding toward negative infinity (flags: module docstring)."""
+    _check_flags(int_div_by_zero, float_floor, zero_remainder, x)
+    if is_floating(x.dtype):
+        return (_float_floor_divide(x, y, float_floor),
+                _float_floor_mod(x, y, zero_remainder))
+    y = _int_divisor(y, int_div_by_zero)
+    return _int_floor_divide(x, y), _int_floor_mod(x, y)
+
+
+def floor_divide(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
+                 float_floor: str = "divmod", zero_remainder: str = "divisor") -> Tensor:
+    """``x // y`` (flags: module docstring; ``zero_remainder`` is accepted for symmetry)."""
+    _check_flags(int_div_by_zero, float_floor, zero_remainder, x)
+    if is_floating(x.dtype):
+        return _float_floor_divide(x, y, float_floor)
+    return _int_floor_divide(x, _int_divisor(y, int_div_by_zero))
+
+
+def floor_mod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
+              float_floor: str = "divmod", zero_remainder: str = "divisor") -> Tensor:
+    """``x % y`` with the divisor's sign (flags: module docstring)."""
+    _check_flags(int_div_by_zero, float_floor, zero_remainder, x)
+    if is_floating(x.dtype):
+        return _float_floor_mod(x, y, zero_remainder)
+    return _int_floor_mod(x, _int_divisor(y, int_div_by_zero))
+
+
+def _check_flags(int_div_by_zero, float_floor, zero_remainder, x: Tensor) -> None:
+    if is_complex(x.dtype):
+        raise DTypeError(f"division rounding is not defined for complex operands ({x.dtype})")
+    for value, allowed, name in ((int_div_by_zero, _INT_DIV_BY_ZERO, "int_div_by_zero"),
+                                 (float_floor, _FLOAT_FLOOR, "float_floor"),
+                                 (zero_remainder, _ZERO_REMAINDER, "zero_remainder")):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+def _int_divisor(y: Tensor, int_div_by_zero: str):
+    """``(divisor safe to divide by, mask of zero divisors or None)``."""
+    if int_div_by_zero == "raise":
+        _raise_on_zero(y)
+        return y, None
+    is_zero = ops.eq(y, _like(y, 0))
+    return ops.select(is_zero, _like(y, 1), y), is_zero
+
+
+def _raise_on_zero(y: Tensor) -> None:
+    if y.node.op in _HOST_LEAVES:
+        has_zero = bool(np.any(host_value(y.node) == 0))
+    else:
+        any_zero = ops.reduce_or(ops.eq(y, _like(y, 0)), axes=tuple(range(y.ndim)))
+        metrics.inc("data_dependent_syncs")
+        has_zero = bool(runtime.to_numpy_many([any_zero], cause="data_dependent")[0])
+    if has_zero:
+        raise ZeroDivisionError("integer division by zero")
+
+
+def _int_floor_divide(x: Tensor, divisor) -> Tensor:
+    y, is_zero = divisor
+    q = ops.div(x, y)  # truncates toward zero; XLA: INT_MIN / -1 == INT_MIN
+    if not is_unsigned(x.dtype) and not is_bool(x.dtype):
+        r = ops.rem(x, y)
+        fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
+        q = ops.select(fix, ops.sub(q, _like(q, 1)), q)
+    return q if is_zero is None else ops.select(is_zero, _like(q, 0), q)
+
+
+def _int_floor_mod(x: Tensor, divisor) -> Tensor:
+    y, is_zero = divisor
+    r = ops.rem(x, y)
+    if not is_unsigned(x.dtype) and not is_bool(x.dtype):
+        fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
+        r = ops.select(fix, ops.add(r, y), r)
+    return r if is_zero is None else ops.select(is_zero, _like(r, 0), r)
+
+
+def _float_floor_divide(x: Tensor, y: Tensor, float_floor: str) -> Tensor:
+    if float_floor == "floor":
+        return ops.floor(ops.div(x, y))
+    # CPython's float divmod: (x - fmod(x, y)) / y, corrected toward -inf and rounded
+    zero = _like(x, 0)
+    mod = ops.rem(x, y)
+    div = ops.div(ops.sub(x, mod), y)
+    fix = _and(ops.ne(mod, zero), ops.ne(ops.lt(y, zero), ops.lt(mod, zero)))
+    div = ops.select(fix, ops.sub(div, _like(div, 1)), div)
+    q = ops.floor(div)
+    q = ops.select(ops.gt(ops.sub(div, q), _like(div, 0.5)), ops.add(q, _like(div, 1)), q)
+    q = ops.select(ops.eq(div, zero), copysign(zero, ops.div(x, y)), q)
+    return ops.select(ops.eq(y, zero), ops.div(x, y), q)  # x // 0 is x / 0
+
+
+def _float_floor_mod(x: Tensor, y: Tensor, zero_remainder: str) -> Tensor:
+    zero = _like(x, 0)
+    mod = ops.rem(x, y)  # fmod: NaN for y == 0 or infinite x
+    fix = _and(ops.ne(mod, zero), ops.ne(ops.lt(y, zero), ops.lt(mod, zero)))
+    mod = ops.select(fix, ops.add(mod, y), mod)
+    if zero_remainder == "divisor":
+        mod = ops.select(ops.eq(mod, zero), copysign(zero, y), mod)
+    return mod
+
+
+# -- truncating division -------------------------------------------------------------------
+
+def trunc_divide(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero") -> Tensor:
+    """``x / y`` rounded toward zero (C's integer division); floats: ``trunc(x / y)``."""
+    _check_flags(int_div_by_zero, "divmod", "divisor", x)
+    if is_floating(x.dtype):
+        return trunc(ops.div(x, y))
+    y, is_zero = _int_divisor(y, int_div_by_zero)
+    q = ops.div(x, y)
+    return q if is_zero is None else ops.select(is_zero, _like(q, 0), q)
+
+
+def fmod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero") -> Tensor:
+    """C's ``fmod``: the remainder takes the dividend's sign (``rem``), integer division
+    by zero per ``int_div_by_zero``."""
+    _check_flags(int_div_by_zero, "divmod", "divisor", x)
+    if is_floating(x.dtype):
+        return ops.rem(x, y)
+    y, is_zero = _int_divisor(y, int_div_by_zero)
+    r = ops.rem(x, y)
+    return r if is_zero is None else ops.select(is_zero, _like(r, 0), r)

@@ -1,0 +1,278 @@
+"""The cross-frontend op table: one record per elementwise composite of ``lazycore``,
+checked through every frontend that exposes it against that framework run eagerly.
+
+Each record names a core composite and, per framework, the public APIs that reach it.
+Each case is a grid of edge values (signed zeros, infinities, NaN, 1e+-30, integer
+extremes, zero divisors, negative operands) in one dtype; every API runs on it eagerly
+and through its lazy frontend, and must agree on values (signed zeros and NaN positions
+included), dtype and shape -- or raise the same exception type as eager does. A lazy
+result must come from the trace (no eager fallback), so the composite is what is tested.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import torch
+
+import lazy_numpy as lnp
+import lazy_tf as ltf
+import lazy_torch
+import lazycore as lc
+
+INF, NAN = np.inf, np.nan
+FLOATS = (0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 7.0, -3.0, INF, -INF, NAN, 1e30, -1e30, 3e30,
+          4e30, 1e-30, -1e-30, 0.1)
+# float32 squares of these overflow (1e60) or underflow (1e-60): hypot must scale
+INTS = (0, 1, -1, 2, -2, 7, -7, 3, -3)
+
+
+def _grid(values, dtype, nonzero_divisor=False):
+    pairs = [(a, b) for a, b in itertools.product(values, values)
+             if not (nonzero_divisor and b == 0)]
+    a, b = zip(*pairs, strict=True)
+    return np.array(a, dtype), np.array(b, dtype)
+
+
+def _int_extremes(dtype):
+    info = np.iinfo(dtype)
+    vals = (info.min, info.min + 1, info.max, -7, -2, -1, 1, 2, 7)
+    # INT_MIN // -1 overflows: PyTorch's CPU kernel dies of SIGFPE, so no eager oracle
+    pairs = [(a, b) for a, b in itertools.product(vals, vals)
+             if b != 0 and not (a == info.min and b == -1)]
+    a, b = zip(*pairs, strict=True)
+    return np.array(a, dtype), np.array(b, dtype)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    args: tuple                     # NumPy arrays, one per operand
+    only: tuple = ()                # frameworks this case is for (empty: all)
+
+
+@dataclass(frozen=True)
+class Record:
+    composite: str                  # the lazycore.numeric name every API below reaches
+    apis: dict                      # framework -> {label: fn(*framework tensors)}
+    cases: tuple
+    rtol: float = 0.0               # 0: bit-exact (signed zeros included)
+    atol_eps: float = 0.0           # absolute tolerance in units of the dtype's epsilon
+    # framework -> fn(*args) -> mask of elements whose eager value is implementation-
+    # defined there (dropped from that framework's inputs), with the reason beside it
+    undefined: dict = field(default_factory=dict)
+
+
+def _quotient_overflows(a, b, *_):
+    """PyTorch's vectorized float ``fmod`` computes ``a - trunc(a / b) * b``: NaN when
+    ``a / b`` overflows, while its scalar tail (and C, NumPy, TF, lazy) give the exact
+    ``fmod`` -- eager's value then depends on the element's position in the tensor."""
+    if a.dtype.kind != "f":
+        return np.zeros(a.shape, bool)
+    with np.errstate(all="ignore"):
+        return np.isinf(a / b) & np.isfinite(a) & (b != 0)
+
+
+def _float_cases(arity):
+    out = []
+    for dt in (np.float32, np.float64):
+        args = _grid(FLOATS, dt) if arity == 2 else (np.array(FLOATS, dt),)
+        out.append(Case(f"edges-{np.dtype(dt).name}", args))
+    return out
+
+
+def _int_cases(arity, zero_divisor):
+    out = []
+    for dt in (np.int32, np.int64):
+        if arity == 1:
+            info = np.iinfo(dt)
+            out.append(Case(f"ints-{np.dtype(dt).name}",
+                            (np.array([info.min, -7, -1, 0, 1, 7, info.max], dt),)))
+            continue
+        out.append(Case(f"signs-{np.dtype(dt).name}", _grid(INTS, dt, nonzero_divisor=True)))
+        out.append(Case(f"extremes-{np.dtype(dt).name}", _int_extremes(dt)))
+        if zero_divisor:
+            out.append(Case(f"zero-divisor-{np.dtype(dt).name}",
+                            (np.array([7, -7, 0], dt), np.array([0, 0, 0], dt))))
+            info = np.iinfo(dt)
+            out.append(Case(f"min-by-minus-one-{np.dtype(dt).name}",
+                            (np.array([info.min], dt), np.array([-1], dt)),
+                            only=("numpy", "tf")))
+    out.append(Case("uint8", (np.array([0, 1, 7, 255, 200], np.uint8),
+                              np.array([3, 1, 2, 7, 255], np.uint8)) if arity == 2
+                    else (np.array([0, 1, 255], np.uint8),), only=("numpy", "tf")))
+    return out
+
+
+DIVISION = tuple(_float_cases(2) + _int_cases(2, zero_divisor=True))
+RECORDS = [
+    Record("floor_divide", {
+        "numpy": {"np.floor_divide": np.floor_divide, "a // b": lambda a, b: a // b},
+        "torch": {"torch.floor_divide": torch.floor_divide, "a // b": lambda a, b: a // b,
+                  "torch.div(floor)": lambda a, b: torch.div(a, b, rounding_mode="floor")},
+        "tf": {"tf.math.floordiv": tf.math.floordiv, "a // b": lambda a, b: a // b},
+    }, DIVISION),
+    Record("floor_mod", {
+        "numpy": {"np.remainder": np.remainder, "a % b": lambda a, b: a % b},
+        "torch": {"torch.remainder": torch.remainder, "a % b": lambda a, b: a % b},
+        "tf": {"tf.math.floormod": tf.math.floormod, "a % b": lambda a, b: a % b},
+    }, DIVISION, undefined={"torch": _quotient_overflows}),
+    Record("floor_divmod", {"numpy": {"np.divmod": np.divmod, "divmod": divmod}}, DIVISION),
+    Record("trunc_divide", {
+        "torch": {"torch.div(trunc)": lambda a, b: torch.div(a, b, rounding_mode="trunc")},
+        "tf": {"tf.truncatediv": tf.truncatediv},
+    }, DIVISION),
+    Record("fmod", {
+        "numpy": {"np.fmod": np.fmod},
+        "torch": {"torch.fmod": torch.fmod},
+        "tf": {"tf.truncatemod": tf.truncatemod},
+    }, DIVISION, undefined={"torch": _quotient_overflows}),
+    Record("hypot", {"numpy": {"np.hypot": np.hypot}, "torch": {"torch.hypot": torch.hypot}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)), rtol=4e-7),
+    Record("copysign", {"numpy": {"np.copysign": np.copysign},
+                        "torch": {"torch.copysign": torch.copysign}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False))),
+    Record("signbit", {"numpy": {"np.signbit": np.signbit},
+                       "torch": {"torch.signbit": torch.signbit}},
+           tuple(_float_cases(1) + _int_cases(1, zero_divisor=False))),
+    Record("trunc", {"numpy": {"np.trunc": np.trunc},
+                     "torch": {"torch.trunc": torch.trunc, "torch.fix": torch.fix}},
+           tuple(_float_cases(1) + _int_cases(1, zero_divisor=False))),
+    Record("logaddexp", {"numpy": {"np.logaddexp": np.logaddexp},
+                         "torch": {"torch.logaddexp": torch.logaddexp}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)), rtol=1e-6, atol_eps=2),
+    # PyTorch computes logaddexp2(x, x) as x + log1p(1) / ln 2 (-1.06e-8 for x = -1 in
+    # float32), NumPy and lazy as x + 1: an absolute error of an epsilon of the inputs
+    Record("logaddexp2", {"numpy": {"np.logaddexp2": np.logaddexp2},
+                          "torch": {"torch.logaddexp2": torch.logaddexp2}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)), rtol=1e-6, atol_eps=2),
+]
+
+
+# -- running one API eagerly and lazily ---------------------------------------------------
+
+def _eager_inputs(framework, args):
+    if framework == "numpy":
+        return [a.copy() for a in args]
+    if framework == "torch":
+        return [torch.from_numpy(a.copy()) for a in args]
+    return [tf.constant(a) for a in args]
+
+
+def _lazy_inputs(framework, args):
+    if framework == "numpy":
+        return [lnp.asarray(a) for a in args]
+    if framework == "torch":
+        return [torch.from_numpy(a.copy()).to(lazy_torch.device()) for a in args]
+    return [ltf.convert_to_tensor(a) for a in args]
+
+
+def _host(framework, out):
+    """(numpy value, framework dtype) of a result or a tuple of results; observing a lazy
+    value here is the barrier where a deferred error would surface."""
+    if isinstance(out, tuple):
+        return [_host(framework, o) for o in out]
+    if framework == "numpy":
+        return np.asarray(out), np.asarray(out).dtype
+    if framework == "torch":
+        return out.cpu().numpy(), out.dtype
+    return np.asarray(out.numpy()), out.dtype
+
+
+def _run(framework, fn, inputs):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return _host(framework, fn(*inputs)), None
+        except Exception as error:  # noqa: BLE001 - the exception type is the result
+            return None, error
+
+
+def _assert_same(got, want, record, where):
+    if isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), where
+        for g, w in zip(got, want, strict=True):
+            _assert_same(g, w, record, where)
+        return
+    (value, dtype), (expected, expected_dtype) = got, want
+    assert dtype == expected_dtype, f"{where}: dtype {dtype} != eager {expected_dtype}"
+    assert value.shape == expected.shape, f"{where}: shape {value.shape} != {expected.shape}"
+    if expected.dtype.kind == "f":
+        nan = np.isnan(expected)
+        for what, lazy_mask, eager_mask in (
+                ("NaN", np.isnan(value), nan), ("inf", np.isinf(value), np.isinf(expected)),
+                ("signed zero", np.signbit(value) & (value == 0),
+                 np.signbit(expected) & (expected == 0))):
+            bad = np.nonzero(lazy_mask != eager_mask)[0]
+            assert not bad.size, (f"{where}: {what} positions differ at {bad[:8]}: lazy "
+                                  f"{value[bad[:8]]}, eager {expected[bad[:8]]}")
+        atol = record.atol_eps * np.finfo(expected.dtype).eps
+        np.testing.assert_allclose(value[~nan], expected[~nan], rtol=record.rtol, atol=atol,
+                                   err_msg=where)
+    else:
+        np.testing.assert_array_equal(value, expected, err_msg=where)
+
+
+def _params():
+    for record in RECORDS:
+        for framework, apis in record.apis.items():
+            for label, fn in apis.items():
+                for case in record.cases:
+                    if case.only and framework not in case.only:
+                        continue
+                    yield pytest.param(record, framework, fn, case,
+                                       id=f"{record.composite}-{framework}-{label}-{case.name}")
+
+
+@pytest.mark.parametrize(("record", "framework", "fn", "case"), list(_params()))
+def test_lazy_matches_eager(record, framework, fn, case):
+    args = case.args
+    if framework in record.undefined:
+        keep = ~record.undefined[framework](*args)
+        args = tuple(a[keep] for a in args)
+    want, eager_error = _run(framework, fn, _eager_inputs(framework, args))
+    inputs = _lazy_inputs(framework, args)
+    lc.sync()
+    before = lc.metrics.counters().get("fallbacks", 0)
+    got, lazy_error = _run(framework, fn, inputs)
+    where = f"{record.composite} via {framework}"
+    if eager_error is not None:
+        assert lazy_error is not None, f"{where}: eager raised {eager_error!r}, lazy returned"
+        assert type(lazy_error) is type(eager_error), \
+            f"{where}: lazy raised {lazy_error!r}, eager {eager_error!r}"
+        return
+    assert lazy_error is None, f"{where}: lazy raised {lazy_error!r}, eager computed"
+    _assert_same(got, want, record, where)
+    assert lc.metrics.counters().get("fallbacks", 0) == before, \
+        f"{where}: computed by an eager fallback, not the composite"
+
+
+def test_every_elementwise_composite_has_a_record():
+    from lazycore.composites import elementwise
+    public = {n for n, v in vars(elementwise).items() if callable(v) and not n.startswith("_")
+              and getattr(v, "__module__", "") == elementwise.__name__}
+    assert public == {r.composite for r in RECORDS}
+    for name in public:  # and each is what lazycore.numeric exports
+        assert getattr(lc.numeric, name) is getattr(elementwise, name)
+
+
+def test_the_table_catches_an_overflowing_hypot(monkeypatch):
+    """The naive ``sqrt(x*x + y*y)`` (lazy_torch's old copy) fails this table."""
+    import lazy_torch.lowerings.pointwise as pointwise
+
+    def naive(x, y):
+        a, b = lc.numeric.promote([x, y])
+        return lc.ops.sqrt(lc.ops.add(lc.ops.mul(a, a), lc.ops.mul(b, b)))
+
+    monkeypatch.setattr(pointwise.num, "hypot", naive)
+    record = next(r for r in RECORDS if r.composite == "hypot")
+    finite = [v for v in FLOATS if np.isfinite(v)]
+    case = Case("finite-float32", _grid(finite, np.float32))
+    test_lazy_matches_eager(record, "numpy", np.hypot, case)  # the case itself is fine
+    with pytest.raises(AssertionError, match="inf positions differ"):
+        test_lazy_matches_eager(record, "torch", torch.hypot, case)
