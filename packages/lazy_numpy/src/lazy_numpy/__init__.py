@@ -121,4 +121,9 @@ __all__ = [
 ]
 __all__ += ["mark_sharding"]
 
+from . import debug  # noqa: E402  (IR / HLO of pending values)
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)
+from ._loader import DeviceLoader  # noqa: E402  (batches copied to the device ahead)
+
+__all__ += ["DeviceLoader", "__version__", "debug"]
+__version__ = "0.1.0"  # the release; pyproject.toml pins lazycore to the same

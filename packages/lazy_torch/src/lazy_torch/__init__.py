@@ -83,3 +83,7 @@ __all__ = ["LOWERINGS", "LazyTensor", "core", "debug", "device", "manual_seed", 
 __all__ += ["mark_sharding"]
 
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)
+from ._loader import DeviceLoader  # noqa: E402  (batches copied to the device ahead)
+
+__all__ += ["DeviceLoader", "__version__"]
+__version__ = "0.1.0"  # the release; pyproject.toml pins lazycore to the same

@@ -1,21 +1,25 @@
-"""IR / HLO text for lazy tensors: what the next sync would compile and run."""
+"""What the next sync would compile and run, for tensors on the lazy device: ``ir_text(a, b)``,
+``ir_dot``, ``stablehlo_text``, ``hlo_text``, ``fusions``, ``fusion_count``, ``graph_hash``
+(the ``lazycore.debug`` tools taking tensors as arguments; see docs/debugging.md).
+
+>>> import torch, lazy_torch
+>>> a = torch.ones(3, device=lazy_torch.device())
+>>> print(lazy_torch.debug.ir_text(torch.exp(a)).splitlines()[-2].split(" : ")[0])
+%1 = exp(%0)
+"""
 
 from __future__ import annotations
 
-import lazycore as lc
+import lazycore as _lc
 
-from ._tensor import read
+_tools = {name: _lc.debug.frontend_entry(getattr(_lc.debug, name))
+          for name in _lc.debug.FRONTEND_TOOLS}
+ir_text = _tools["ir_text"]
+ir_dot = _tools["ir_dot"]
+stablehlo_text = _tools["stablehlo_text"]
+hlo_text = _tools["hlo_text"]
+fusions = _tools["fusions"]
+fusion_count = _tools["fusion_count"]
+graph_hash = _tools["graph_hash"]
 
-
-def ir_text(*tensors) -> str:
-    """A readable listing of the pending graph computing ``tensors``."""
-    return lc.debug.ir_text([read(t) for t in tensors])
-
-
-def stablehlo_text(*tensors) -> str:
-    return lc.debug.stablehlo_text([read(t) for t in tensors])
-
-
-def hlo_text(*tensors) -> str:
-    """Optimized HLO (after XLA fusion)."""
-    return lc.debug.hlo_text([read(t) for t in tensors])
+__all__ = list(_lc.debug.FRONTEND_TOOLS)

@@ -45,6 +45,7 @@ from .errors import (  # noqa: E402
     VerifyError,
 )
 from .ir import Aval, Node  # noqa: E402
+from .loader import DeviceLoader  # noqa: E402
 from .profile import profile  # noqa: E402  (the function; the module is lazycore.profile)
 from .runtime import (  # noqa: E402
     asarray,
@@ -71,5 +72,5 @@ __all__ = [
 ]
 __all__ += ["ImplicitSyncError", "allow_sync", "diagnostics", "profile"]
 __all__ += ["Mesh", "mark_sharding", "sharding"]
-__all__ += ["VerifyError", "sources", "verify"]
+__all__ += ["DeviceLoader", "VerifyError", "sources", "verify"]
 __version__ = "0.1.0"

@@ -15,6 +15,7 @@ each op is annotated with the user's ``file:line`` that recorded it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -187,6 +188,20 @@ def parse_fusions(hlo: str) -> list[Fusion]:
 def fusions(tensors) -> list[Fusion]:
     """The kernels XLA made of the program computing ``tensors`` (after its fusion passes)."""
     return parse_fusions(hlo_text(tensors))
+
+
+def frontend_entry(fn):
+    """``fn`` taking the tensors as arguments (``ir_text(a, b)``): what a frontend's
+    ``debug`` module exports, so every frontend offers the same tools."""
+    @functools.wraps(fn)
+    def entry(*tensors, **kwargs):
+        return fn(list(tensors), **kwargs)
+    return entry
+
+
+#: The tools each frontend's ``debug`` module re-exports through ``frontend_entry``.
+FRONTEND_TOOLS = ("ir_text", "ir_dot", "stablehlo_text", "hlo_text", "fusions",
+                  "fusion_count", "graph_hash")
 
 
 def fusion_count(tensors) -> int:

@@ -169,9 +169,9 @@ def verifying() -> bool:
 
 def verify_program(program, outputs, site: str, cause: str) -> None:
     """``lc.verify()``: check a program just run against its op-by-op eager evaluation."""
-    from . import verify
+    from .verify import check_program  # lazycore.verify is the context manager
 
-    verify.check_program(program, outputs, site, cause)
+    check_program(program, outputs, site, cause)
 
 
 def on_compile(program, lowered, executable, site: str) -> None:

@@ -10,6 +10,10 @@ Open the file in Perfetto (ui.perfetto.dev) or chrome://tracing. Track
   be running when it ends);
 - ``host_wait``: copying a value to the host, which waits for the device.
 
+Track "background" shows phases run by other threads (a background compile);
+track "loader" shows a ``DeviceLoader``'s host-to-device copies (``h2d batch <i>``),
+made by its background thread while the steps run.
+
 Each sync is an instant event naming its cause, call site and cache hit/miss;
 track "steps" shows one span per step, cut at every full explicit ``lc.sync()`` (or a
 frontend's ``mark_step()``). A step ends when its barrier's sync ends (after its
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from contextlib import contextmanager
 
@@ -30,7 +35,7 @@ from . import diagnostics, metrics
 
 _PHASE_NAMES = {"lower": "lower", "compile": "compile", "execute": "execute",
                 "transfer": "host_wait"}
-_PHASES_TID, _STEPS_TID, _SYNCS_TID = 1, 2, 3
+_PHASES_TID, _STEPS_TID, _SYNCS_TID, _LOADER_TID, _BACKGROUND_TID = 1, 2, 3, 4, 5
 _active: list = []
 
 
@@ -47,10 +52,12 @@ class Profile:
         self._mark = self.t0          # end of the last device phase: start of tracing
         self._step_start = self.t0
         self._step_end: float | None = None  # a step barrier is running: its latest end
+        self._thread = threading.get_ident()  # the program's thread (others: background)
         self._ops0 = metrics._trace_time[0]
         self._op_time0 = metrics._trace_time[1]
         for tid, name in ((_PHASES_TID, "phases"), (_STEPS_TID, "steps"),
-                          (_SYNCS_TID, "syncs")):
+                          (_SYNCS_TID, "syncs"), (_LOADER_TID, "loader"),
+                          (_BACKGROUND_TID, "background")):
             self.events.append({"ph": "M", "name": "thread_name", "pid": self.pid, "tid": tid,
                                 "args": {"name": name}})
         self.events.append({"ph": "M", "name": "process_name", "pid": self.pid,
@@ -74,6 +81,9 @@ class Profile:
         if phase is None:
             return
         end = time.perf_counter()
+        if threading.get_ident() != self._thread:  # e.g. a background compile (tiers)
+            self._span(phase, end - seconds, end, _BACKGROUND_TID)
+            return
         if self._step_end is not None and phase != "host_wait":
             self._step_end = end  # the barrier's own lower/compile/execute
         if phase == "lower":  # the runtime reports lower and compile together, after both
@@ -112,6 +122,10 @@ class Profile:
                 "ts": self._us(now), "pid": self.pid, "tid": _SYNCS_TID,
                 "args": {"cause": r.cause, "site": r.site, "ops": r.ops,
                          "cache": "hit" if r.hit else "miss", "reason": r.reason or ""}})
+
+    def record_loader(self, name: str, start: float, end: float) -> None:
+        """A ``DeviceLoader`` copy (its background thread): the ``loader`` track."""
+        self._span(name, start, end, _LOADER_TID)
 
     def _end_trace(self, now: float) -> None:
         ops, op_time = metrics._trace_time

@@ -55,7 +55,7 @@ class Mismatch:
             with np.errstate(all="ignore"):
                 diff = np.abs(expected.astype(np.float64) - actual.astype(np.float64))
             if np.isfinite(diff).any():
-                idx = np.unravel_index(int(np.nanargmax(diff)), diff.shape)
+                idx = tuple(int(i) for i in np.unravel_index(int(np.nanargmax(diff)), diff.shape))
                 where = f"; largest difference {float(diff[idx]):.6g} at index {idx}"
         what = ("the fused program's output computed by" if self.fused_only
                 else "the result of op")
@@ -205,9 +205,8 @@ def _first(value):
 
 
 def _close(actual, expected, aval) -> bool:
-    if isinstance(aval, tuple):
+    if not isinstance(aval, Aval):  # a multi-output op: a tuple of avals (Aval is a tuple too)
         return all(_close(a, e, v) for a, e, v in zip(actual, expected, aval, strict=True))
-    assert isinstance(aval, Aval)
     a, e = np.asarray(actual), np.asarray(expected)
     if a.shape != e.shape:
         return False
