@@ -8,11 +8,13 @@ With these, ``torch.zeros(3, device="lazy")``, ``cpu_tensor.to("lazy")`` and
 
 from __future__ import annotations
 
+import weakref
+
 import torch
 
 import lazycore as lc
 
-from . import _tensor
+from . import _autocast, _serialization, _tensor
 from ._convert import cpu_to_core, np_dtype
 from ._tensor import LazyTensor, to_cpu, wrap
 from .lowerings import random as _random
@@ -53,6 +55,12 @@ class _DeviceModule:
     def synchronize(device=None) -> None:
         lc.wait()
 
+    @staticmethod
+    def get_amp_supported_dtype() -> list:
+        """``torch.autocast("lazy")``: PyTorch's own AutocastPrivateUse1 cast policy
+        applies; both half types are real XLA types here."""
+        return [torch.float16, torch.bfloat16]
+
 
 def _dtype(dtype):
     return dtype if dtype is not None else torch.get_default_dtype()
@@ -90,6 +98,39 @@ def _randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, gener
     return wrap(_random.randperm(n, dtype or torch.int64))
 
 
+_PINNED: set = set()  # storage addresses of CPU tensors "pinned" for the lazy device
+
+
+def _pin_memory(self, device=None):
+    """``Tensor.pin_memory()`` / ``DataLoader(pin_memory=True)``: with ``lazy`` as the
+    current accelerator PyTorch asks the PrivateUse1 hooks for a pinned allocator, which
+    a Python backend cannot provide. Page-locking buys nothing here (XLA's host device
+    reads ordinary memory), so pinning is a contiguous copy that reports pinned."""
+    if device is not None and torch.device(device).type not in ("lazy", "cpu"):
+        raise RuntimeError(f"pin_memory: lazy_torch cannot pin memory for device {device}")
+    out = self.clone(memory_format=torch.contiguous_format)
+    ptr = out.untyped_storage().data_ptr()
+    if ptr:
+        _PINNED.add(ptr)
+        weakref.finalize(out.untyped_storage(), _PINNED.discard, ptr)
+    return out
+
+
+def _is_pinned(self, device=None):
+    return self.numel() > 0 and self.untyped_storage().data_ptr() in _PINNED
+
+
+def _swap_module_params() -> None:
+    """``module.to(lazy)`` must keep tied parameters tied (GPT-2/BERT/T5 share the LM head
+    with the token embedding). A CPU parameter cannot take a lazy value through
+    ``param.data =`` (different tensor types), so ``nn.Module._apply`` would make a new
+    Parameter per module that holds it -- two tensors where there was one. With
+    PyTorch's announced future default, swapping, each Parameter object is converted
+    in place (``torch.utils.swap_tensors``): identity, and so every tie, survives, and
+    dtype conversions (``.half()``) swap in the converted storage too."""
+    torch.__future__.set_swap_module_params_on_conversion(True)
+
+
 def setup() -> torch.device:
     global _LIB
     if _LIB is not None:
@@ -108,7 +149,12 @@ def setup() -> torch.device:
     lib.impl("eye", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("eye.m", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("randperm", _randperm, "PrivateUse1")
+    lib.impl("_pin_memory", _pin_memory, "CPU")
+    lib.impl("is_pinned", _is_pinned, "CPU")
     _LIB = lib
     _tensor.DEVICE = torch.device("lazy", 0)
+    _swap_module_params()
+    _autocast.install()
+    _serialization.install()
     return _tensor.DEVICE
 

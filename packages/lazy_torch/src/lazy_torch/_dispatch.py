@@ -40,6 +40,9 @@ def dispatch(func, args, kwargs):
         return handler(func, args, kwargs)
     except lc.LazyError as e:
         raise translate(e, func) from None
+    except OverflowError as e:  # a Python scalar outside the dtype (fill, full, clamp)
+        raise RuntimeError(f"value cannot be converted to the tensor's type without overflow"
+                           f" ({e}) [{func.__name__}]") from None
 
 
 _tensor._dispatch = dispatch
@@ -206,6 +209,13 @@ def _make_inplace_lowered(low):
 def _make_inplace_functional(functional):
     def handler(func, args, kwargs):
         result = functional(*args, **kwargs)
+        written = [i for i, a in enumerate(func._schema.arguments)
+                   if a.alias_info is not None and a.alias_info.is_write]
+        if len(written) > 1:  # several mutated arguments (GradScaler's kernels): one result each
+            for i, value in zip(written, result, strict=True):
+                _writeback(args[i], _as_core(value) if isinstance(value, torch.Tensor)
+                           else [_as_core(v) for v in value])
+            return args[0] if func._schema.returns else None
         self = args[0]
         if isinstance(self, list | tuple):
             for t, v in zip(self, result, strict=True):

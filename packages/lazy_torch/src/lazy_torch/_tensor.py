@@ -65,7 +65,22 @@ class LazyTensor(torch.Tensor):
         finally:
             _set_multithreading(previous)
 
+    @property
+    def data(self):
+        return _DATA.__get__(self)
+
+    @data.setter
+    def data(self, new):
+        """``param.data = other`` (what ``nn.Module._apply`` does for ``.half()``,
+        ``.double()``, ``.to(dtype)`` when module params are not swapped): the metadata
+        changes in C++, and the storage model must follow, or the tensor would report
+        the new dtype over the old values."""
+        _DATA.__set__(self, new)
+        if isinstance(new, LazyTensor):
+            self._cell, self._lc, self._kind, self._ver = new._cell, new._lc, new._kind, new._ver
+
     # -- observation (host side; syncs) -------------------------------------------
+    @lc.diagnostics.observes("print")
     def __repr__(self, *, tensor_contents=None):
         body = repr(to_cpu(self))
         extra = [f"device='{DEVICE}'"]
@@ -75,35 +90,38 @@ class LazyTensor(torch.Tensor):
             extra.append("requires_grad=True")
         return body[:-1] + ", " + ", ".join(extra) + ")"
 
-    def numpy(self, *, force: bool = False):
-        if self.requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
-                               "Use tensor.detach().numpy() instead.")
-        return cpu_to_numpy(to_cpu(self))
-    @lc.diagnostics.observes("print")
-
-    def tolist(self):
-        return to_cpu(self).tolist()
-
-    def __reduce_ex__(self, protocol):
-        # pickling / torch.save: store the value as a CPU tensor, restore on the lazy device
-        return (_restore, (to_cpu(self), self.requires_grad))
-
-    def __array__(self, dtype=None, copy=None):
     __format__ = lc.diagnostics.observes("print")(torch.Tensor.__format__)
 
     @lc.diagnostics.observes("control_flow")
     def __bool__(self):
         return torch.Tensor.__bool__(self)
 
+    def numpy(self, *, force: bool = False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return cpu_to_numpy(to_cpu(self))
+
+    def tolist(self):
+        return to_cpu(self).tolist()
+
+    def __reduce_ex__(self, protocol):
+        # pickling / torch.save: the value as a CPU tensor saved under the lazy location
+        from ._serialization import reduce
+
+        return reduce(self)
+
+    def __array__(self, dtype=None, copy=None):
         arr = cpu_to_numpy(to_cpu(self))
         return arr if dtype is None else arr.astype(dtype)
 
 
 def _restore(cpu: torch.Tensor, requires_grad: bool):
+    """Files pickled before ``_serialization.restore`` existed."""
     return cpu.to(DEVICE).requires_grad_(requires_grad)
 
 
+_DATA = torch._C.TensorBase.data
 _dispatch = None  # bound by _dispatch.py (avoids an import cycle)
 _multithreading_enabled = torch._C._is_multithreading_enabled
 _set_multithreading = torch._C._set_multithreading_enabled

@@ -114,18 +114,17 @@ def verify(batch: Batch | None, outputs, roots: list[Node], targets) -> None:
     if not failed.any():
         return
     bad = [c for c, f in zip(batch.checks, failed, strict=True) if f]
-    for check in bad:
-        _fail_dependents(check, outputs, roots, targets)
-    raise bad[0].error()
+    error = bad[0].error()  # the first failure in program order is what eager raised first
+    _fail_dependents([g for c in bad for g in c.guards], error, outputs, roots, targets)
+    raise error
 
 
-def _fail_dependents(check: Check, outputs, roots, targets) -> None:
+def _fail_dependents(guards, error, outputs, roots, targets) -> None:
     from .runtime import live_tensors
 
-    if not check.guards:
+    if not guards:
         return
-    error = check.error()
-    reach = _Reach(check.guards)
+    reach = _Reach(guards)
     tainted = {id(o) for o, r in zip(outputs, roots, strict=True) if reach(r)}
     for t in targets:
         if t.node.op == "data" and id(t.node.value) in tainted:

@@ -1,6 +1,18 @@
 """The lowering table (one dict, filled by the op-family modules below)."""
 
-from . import creation, indexing, losses, nn, pointwise, random, reductions, rnn, shape, sorting  # noqa: F401 - register
+from . import (  # noqa: F401 - register
+    amp,
+    creation,
+    indexing,
+    losses,
+    nn,
+    pointwise,
+    random,
+    reductions,
+    rnn,
+    shape,
+    sorting,
+)
 from .registry import LOWERINGS, lower, overload
 
 __all__ = ["LOWERINGS", "lower", "overload"]

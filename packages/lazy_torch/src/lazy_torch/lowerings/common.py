@@ -123,7 +123,21 @@ def _binary_fast(a, b, kind):
         dt = _SCALAR_PLANS[key] = compute_dtype([a, b], kind)
     if dt is not aval.dtype and dt != aval.dtype:
         return None
+    if key[3] is int:
+        b = wrap_int(b, dt)
     return [a, num.full(aval.shape, b, dt)]
+
+
+def wrap_int(v, dt):
+    """A Python int operand in the op's integer dtype: eager PyTorch casts it with
+    two's-complement wrap-around (``int8 + 200`` is ``int8 + -56``), it does not raise."""
+    if type(v) is int and dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= v <= info.max:
+            v &= (1 << info.bits) - 1
+            if dt.kind == "i" and v >= 1 << (info.bits - 1):
+                v -= 1 << info.bits
+    return v
 
 
 def _kind_changes(kind, dt) -> bool:
@@ -144,7 +158,7 @@ def promote(args, kind=DEFAULT, dtype=None):
     shape = getattr(args[0], "shape", None)
     for a in args:  # hot path: tensors that already agree need no casts or broadcasts
         if not (isinstance(a, lc.Tensor) and a.dtype == dt and a.shape == shape):
-            return num.promote(list(args), dtype=dt)
+            return num.promote([wrap_int(v, dt) for v in args], dtype=dt)
     return list(args)
 
 

@@ -198,8 +198,11 @@ def index_add(x, dim, index, source, *, alpha=1):
     if d:
         inv = tuple(np.argsort(perm))
         out = ops.transpose(out, permutation=inv)
-    return checked(index, x.shape[d], IndexError, SELF_RANGE, "aten.index_add", out,
-                   negative=False)
+    if x.ndim <= 1:  # eager's CPU kernel: IndexError for vectors, RuntimeError otherwise
+        return checked(index, x.shape[d], IndexError, SELF_RANGE, "aten.index_add", out,
+                       negative=False)
+    return checked(index, x.shape[d], RuntimeError, _bounds(d, x.shape[d]), "aten.index_add",
+                   out, negative=False)
 
 
 @lower("nonzero.default")
