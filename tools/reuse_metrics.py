@@ -17,8 +17,11 @@ Definitions (also printed with the markdown):
   literal, as in ``elementwise("add", ...)`` tables), plus every op and composite those
   composites use in turn.
 * **Core lines used by a frontend**: the core's infrastructure modules it imports
-  (IR, tracing, runtime, lowering, cache, ...), plus each op-family file and composite
-  module holding something it reaches. **Shared fraction** = core lines used /
+  (IR, tracing, runtime, lowering, cache, ...), plus the lines of the *names* it reaches:
+  each composite function reached (public or a private helper one calls), and of each
+  op-family file the share of its ops that are reached (lines x reached / declared).
+  A module is never counted whole because one name in it is reached (that older
+  measure is kept as ``core_lines_by_module``). **Shared fraction** = core lines used /
   (core lines used + frontend lines).
 
 Usage: ``python tools/reuse_metrics.py [--root DIR] [--json OUT.json] [--markdown OUT.md]
@@ -200,6 +203,8 @@ class Module:
     imports: set[str] = field(default_factory=set)   # rel paths of core modules imported
     ops: list[str] = field(default_factory=list)     # ops declared here
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    function_lines: dict[str, int] = field(default_factory=dict)  # logical lines per function
+    global_ops: dict[str, set[str]] = field(default_factory=dict)  # ``_and = ops.get("and")``
     imported_names: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (rel, name)
 
 
@@ -279,6 +284,9 @@ def load_core(src: Path) -> Core:
         tree = _parse(path)
         mod = Module(rel, logical_lines(text), _core_imports(rel, tree, pkg_files))
         mod.functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        mod.function_lines = {name: logical_lines(ast.get_source_segment(text, fn) or "")
+                              for name, fn in mod.functions.items()}
+        mod.global_ops = _global_op_bindings(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level and node.module:
                 for target in _resolve_relative(rel, node.level, node.module, pkg_files):
@@ -301,6 +309,35 @@ def load_core(src: Path) -> Core:
             elif isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
                 composites[node.name] = ("numeric.py", node.name)
     return Core(src, modules, ops, composites)
+
+
+def _global_op_bindings(tree: ast.Module) -> dict[str, set[str]]:
+    """Module-level names whose value names ops: ``_and, _or = ops.get("and"), ops.or_``
+    -> {"_and": {"and"}, "_or": {"or_"}} (filtered against the real op names later)."""
+    out: dict[str, set[str]] = {}
+
+    def names_in(node: ast.AST) -> set[str]:
+        found = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                found.add(sub.value)
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
+                    and sub.value.id in ("ops", "_ops"):
+                found.add(sub.attr)
+        return found
+
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                    and len(target.elts) == len(node.value.elts):
+                for t, v in zip(target.elts, node.value.elts, strict=True):
+                    if isinstance(t, ast.Name):
+                        out[t.id] = names_in(v)
+            elif isinstance(target, ast.Name):
+                out[target.id] = names_in(node.value)
+    return out
 
 
 # -- reachability ---------------------------------------------------------------------------
@@ -326,6 +363,8 @@ def _function_refs(core: Core, rel: str, fn: ast.AST, op_names: set[str]):
                 calls.add((rel, node.id))
             elif node.id in imported:
                 calls.add(imported[node.id])
+            elif node.id in module.global_ops:
+                ops_hit |= module.global_ops[node.id] & op_names
     return ops_hit, calls
 
 
@@ -476,8 +515,10 @@ class FrontendReport:
     framework: str
     status: str                 # "ok" | "placeholder" | "missing"
     lines: int = 0
-    core_lines_used: int = 0
+    core_lines_used: int = 0              # infrastructure + the reached names' own lines
     shared_fraction: float | None = None
+    core_lines_by_module: int = 0         # the older measure: whole modules, see docstring
+    shared_fraction_by_module: float | None = None
     ops_direct: int = 0
     ops_reached: int = 0
     composites_direct: int = 0
@@ -522,12 +563,16 @@ def analyse(root: Path, entries: bool = False) -> dict:
             frontends.append(report)
             continue
         ops_hit, comps_hit, fns = reach(core, refs.ops, refs.composites)
-        used = core.closure(refs.core_modules | {"__init__.py"})
-        used |= {core.ops[o] for o in ops_hit if o in core.ops}
-        used |= {rel for rel, _ in fns}
+        infra = core.closure(refs.core_modules | {"__init__.py"})
         if refs.composites:
-            used.add("numeric.py")
-        report.core_lines_used = sum(core.modules[m].lines for m in used if m in core.modules)
+            infra.add("numeric.py")
+        by_module = infra | {core.ops[o] for o in ops_hit if o in core.ops} \
+            | {rel for rel, _ in fns}
+        report.core_lines_by_module = sum(core.modules[m].lines for m in by_module
+                                          if m in core.modules)
+        report.shared_fraction_by_module = round(
+            report.core_lines_by_module / (report.core_lines_by_module + lines), 4)
+        report.core_lines_used = round(_names_lines(core, infra, ops_hit, fns))
         report.shared_fraction = round(report.core_lines_used
                                        / (report.core_lines_used + lines), 4)
         report.ops_direct = len(refs.ops)
@@ -546,6 +591,20 @@ def analyse(root: Path, entries: bool = False) -> dict:
                  "composite_names": sorted(core.composites)},
         "frontends": {f.name: asdict(f) for f in frontends},
     }
+
+
+def _names_lines(core: Core, infra: set[str], ops_hit: set[str], fns) -> float:
+    """Infrastructure modules whole; composite functions by their own lines; op-family
+    files by the share of their declared ops that are reached."""
+    total = float(sum(core.modules[m].lines for m in infra if m in core.modules))
+    for rel, name in fns:
+        if rel not in infra:
+            total += core.modules[rel].function_lines.get(name, 0)
+    for rel, mod in core.modules.items():
+        if mod.ops and rel not in infra:
+            hit = sum(1 for o in mod.ops if o in ops_hit and core.ops.get(o) == rel)
+            total += mod.lines * hit / len(mod.ops)
+    return total
 
 
 def _by_family(core: Core) -> dict[str, int]:
@@ -586,17 +645,18 @@ def markdown(data: dict) -> str:
     core = data["core"]
     out = ["## Shared code per frontend", "",
            "| Frontend | Framework | Frontend lines | Core lines used | Shared | "
-           "Core ops reached | Composites reached | API entries |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+           "Shared by module | Core ops reached | Composites reached | API entries |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for f in data["frontends"].values():
         if f["status"] != "ok":
             out.append(f"| `{f['name']}` | {f['framework']} | {f['lines']} | - | - | - | - |"
-                       f" {f['status']} |")
+                       f" - | {f['status']} |")
             continue
         entries = (f"{f['api_entries']} {f['api_unit']} → {f['ops_reached']} core ops"
                    if f["api_entries"] is not None else "n/a")
         out.append(f"| `{f['name']}` | {f['framework']} | {f['lines']} | "
                    f"{f['core_lines_used']} | {_pct(f['shared_fraction'])} | "
+                   f"{_pct(f['shared_fraction_by_module'])} | "
                    f"{f['ops_reached']} / {core['ops']} | "
                    f"{f['composites_reached']} / {core['composites']} | {entries} |")
     out += ["", f"## The core: {core['lines']} logical lines, {core['ops']} ops,"
@@ -607,10 +667,13 @@ def markdown(data: dict) -> str:
     out += ["", "| Op family | Ops |", "| --- | ---: |"]
     out += [f"| {fam} | {n} |" for fam, n in core["ops_by_family"].items()]
     out += ["", "Logical lines are statements, without blank lines, comments, docstrings or"
-            " tests. \"Core lines used\" counts the core modules a frontend imports plus the"
-            " op-family and composite files holding an op or composite it reaches (directly"
-            " or through composites); shared = core lines used / (core lines used +"
-            " frontend lines). Generated by `tools/reuse_metrics.py` (`nox -s reuse`)."]
+            " tests. \"Core lines used\" counts the core infrastructure modules a frontend"
+            " imports plus the names it reaches (directly or through composites): each"
+            " composite function's own lines and each op family's lines in proportion to"
+            " its ops reached; shared = core lines used / (core lines used + frontend"
+            " lines). \"By module\" is the older measure that counted a whole module as"
+            " shared when one name in it was reached. Generated by `tools/reuse_metrics.py`"
+            " (`nox -s reuse`)."]
     return "\n".join(out) + "\n"
 
 
