@@ -38,11 +38,16 @@ def _first_lazy(*args):
     return (_lazy(args[0]),) + args[1:]
 
 
-def _elementwise(ufunc):
-    def fn(*args):
-        return ufunc(*_first_lazy(*args))
-    fn.__name__ = ufunc.__name__
-    fn.__doc__ = f"Array API elementwise function (NumPy ``{ufunc.__name__}``)."
+def _elementwise(name, ufunc):
+    """The standard's signature: ``f(x, /)`` or ``f(x1, x2, /)``."""
+    if ufunc.nin == 1:
+        def fn(x, /):
+            return ufunc(_lazy(x))
+    else:
+        def fn(x1, x2, /):
+            return ufunc(*_first_lazy(x1, x2))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Array API ``{name}`` (NumPy ``{ufunc.__name__}``)."
     return fn
 
 
@@ -67,7 +72,7 @@ ELEMENTWISE = {
     "square": np.square, "sqrt": np.sqrt, "subtract": np.subtract, "tan": np.tan,
     "tanh": np.tanh, "trunc": np.trunc,
 }
-globals().update({name: _elementwise(uf) for name, uf in ELEMENTWISE.items()})
+globals().update({name: _elementwise(name, uf) for name, uf in ELEMENTWISE.items()})
 
 
 def real(x, /):
@@ -206,7 +211,7 @@ def concat(arrays, /, *, axis=0):
     return np.concatenate([_lazy(a) for a in arrays], axis=axis)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis):
     return np.expand_dims(_lazy(x), axis)
 
 
@@ -379,10 +384,23 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
+    """The standard's rules: numeric dtypes, a negative ``axis`` counted before
+    broadcasting, the same size along it in both (no broadcasting there)."""
     x1, x2 = _first_lazy(x1, x2)
-    if axis != -1:
-        x1, x2 = np.moveaxis(x1, axis, -1), np.moveaxis(x2, axis, -1)
-    return np.vecdot(x1, x2)
+    x1, x2 = _lazy(x1), _lazy(x2)
+    if x1.dtype == np.bool_ or x2.dtype == np.bool_:
+        raise TypeError("Only numeric dtypes are allowed in vecdot")
+    if axis >= 0:
+        raise ValueError("axis must be negative in vecdot")
+    if axis < builtins.min(-1, -x1.ndim, -x2.ndim):
+        raise ValueError("axis is out of bounds for x1 and x2")
+    ndim = builtins.max(x1.ndim, x2.ndim)
+    s1 = (1,) * (ndim - x1.ndim) + tuple(x1.shape)
+    s2 = (1,) * (ndim - x2.ndim) + tuple(x2.shape)
+    if s1[axis] != s2[axis]:
+        raise ValueError("x1 and x2 must have the same size along the given axis")
+    x1, x2 = np.broadcast_arrays(x1, x2)
+    return np.vecdot(np.moveaxis(x1, axis, -1), np.moveaxis(x2, axis, -1))
 
 
 class _Linalg:
@@ -431,16 +449,46 @@ class _Linalg:
 linalg = _Linalg()
 
 
+def _fft_1d(fn):
+    def transform(x, /, *, n=None, axis=-1, norm="backward"):
+        return fn(_lazy(x), n=n, axis=axis, norm=norm)
+    transform.__name__ = transform.__qualname__ = fn.__name__
+    return transform
+
+
+def _fft_nd(fn):
+    def transform(x, /, *, s=None, axes=None, norm="backward"):
+        return fn(_lazy(x), s=s, axes=axes, norm=norm)
+    transform.__name__ = transform.__qualname__ = fn.__name__
+    return transform
+
+
+def _fft_shift(fn):
+    def shift(x, /, *, axes=None):
+        return fn(_lazy(x), axes=axes)
+    shift.__name__ = shift.__qualname__ = fn.__name__
+    return shift
+
+
+def _fft_freq(fn):
+    def freq(n, /, *, d=1.0, dtype=None, device=None):
+        return _creation.asarray(fn(n, d), dtype)
+    freq.__name__ = freq.__qualname__ = fn.__name__
+    return freq
+
+
 class _FFT:
-    """``xp.fft``: the Array API FFT extension."""
+    """``xp.fft``: the Array API FFT extension, in the standard's signatures."""
 
-    def __getattr__(self, name):
-        fn = getattr(np.fft, name)
-        if name in ("fftfreq", "rfftfreq"):
-            return lambda n, /, *, d=1.0, dtype=None, device=None: _creation.asarray(
-                fn(n, d), dtype)
-        return lambda x, /, *args, **kwargs: fn(_lazy(x), *args, **kwargs)
 
+for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+    setattr(_FFT, _name, staticmethod(_fft_1d(getattr(np.fft, _name))))
+for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
+    setattr(_FFT, _name, staticmethod(_fft_nd(getattr(np.fft, _name))))
+for _name in ("fftshift", "ifftshift"):
+    setattr(_FFT, _name, staticmethod(_fft_shift(getattr(np.fft, _name))))
+for _name in ("fftfreq", "rfftfreq"):
+    setattr(_FFT, _name, staticmethod(_fft_freq(getattr(np.fft, _name))))
 
 fft = _FFT()
 
