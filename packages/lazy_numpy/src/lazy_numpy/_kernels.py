@@ -93,7 +93,24 @@ def reciprocal(x):
         is_zero = ops.eq(x, like(x, 0))
         q = ops.div(like(x, 1), ops.select(is_zero, like(x, 1), x))
         return ops.select(is_zero, like(x, 0), q)
+    if _kind(x) == "c":
+        return _complex_reciprocal(x)
     return ops.div(like(x, 1), x)
+
+
+def _complex_reciprocal(x):
+    """NumPy's complex reciprocal loop (Smith's division of 1 by x): its signed zeros
+    and infinities, which ``1 / x`` through the complex division does not give."""
+    re, im = ops.real(x), ops.imag(x)
+    one = like(re, 1)
+    by_re = ops.le(ops.abs(im), ops.abs(re))
+    r1 = ops.div(im, re)
+    d1 = ops.add(re, ops.mul(im, r1))
+    r2 = ops.div(re, im)
+    d2 = ops.add(ops.mul(re, r2), im)
+    out_re = ops.select(by_re, ops.div(one, d1), ops.div(r2, d2))
+    out_im = ops.select(by_re, ops.neg(ops.div(r1, d1)), ops.neg(ops.div(one, d2)))
+    return ops.complex(out_re, out_im)
 
 
 def absolute(x):
@@ -105,11 +122,27 @@ def sign(x):
         return x
     if _kind(x) == "u":
         return lc.numeric.cast(ops.ne(x, like(x, 0)), x.dtype)
-    if _kind(x) == "c":  # NumPy 2: z / |z|, 0 for 0
-        mag = lc.numeric.cast(ops.abs(x), x.dtype)
-        zero = ops.eq(mag, like(mag, 0))
-        return ops.select(zero, like(x, 0), ops.div(x, ops.select(zero, like(mag, 1), mag)))
+    if _kind(x) == "c":
+        return _complex_sign(x)
     return ops.sign(x)
+
+
+def _complex_sign(x):
+    """NumPy 2's complex sign: each part divided by |z| (signed zeros kept), 0 for 0,
+    the unit along an infinite part, NaN where both parts are infinite."""
+    re, im = ops.real(x), ops.imag(x)
+    mag = ops.abs(x)
+    zero, nan = like(re, 0), like(re, np.nan)
+    is_zero = ops.eq(mag, zero)
+    safe = ops.select(is_zero, like(re, 1), mag)
+    re_inf, im_inf = isinf(re), isinf(im)
+    both = _and(re_inf, im_inf)
+
+    def part(value, own_inf, other_inf):
+        out = ops.select(own_inf, ops.sign(value), ops.select(other_inf, zero,
+                                                             ops.div(value, safe)))
+        return ops.select(is_zero, zero, ops.select(both, nan, out))
+    return ops.complex(part(re, re_inf, im_inf), part(im, im_inf, re_inf))
 
 
 def positive(x):
@@ -126,7 +159,11 @@ def _log_base(base):
     scale = 1.0 / math.log(base)
 
     def kernel(x):
-        return ops.mul(ops.log(x), like(x, scale))
+        log = ops.log(x)
+        if _kind(x) == "c":  # each part scaled: (-inf)*0 in a complex product is NaN
+            re, im = ops.real(log), ops.imag(log)
+            return ops.complex(ops.mul(re, like(re, scale)), ops.mul(im, like(im, scale)))
+        return ops.mul(log, like(x, scale))
     return kernel
 
 
