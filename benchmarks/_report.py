@@ -125,7 +125,14 @@ def _extra_tables(bench, rows, cases, impls) -> list[str]:
     idx = _index(rows)
     out = []
     for key, title, fmt in (("compile_s", "first call incl. compile", fmt_time),
-                            ("peak_mb", "peak memory rise (MB)", lambda v: f"{v:.0f}")):
+                            ("peak_mb", "peak memory rise (MB)", lambda v: f"{v:.0f}"),
+                            # real_programs: what explains a lazy figure
+                            ("compiles_after_second_iteration", "compiles after the 2nd "
+                             "iteration (first run)", lambda v: f"{v:g}"),
+                            ("compiles_per_warm_run", "compiles per warm run", lambda v: f"{v:g}"),
+                            ("syncs_per_iteration", "syncs per iteration (warm)",
+                             lambda v: f"{v:.2f}"),
+                            ("trace_us_per_op", "tracing µs per recorded op", lambda v: f"{v:.1f}")):
         if not any(key in r for r in rows):
             continue
         lines = []
@@ -228,6 +235,31 @@ TARGETS: list[tuple[str, Callable, Callable, str]] = [
 ]
 
 
+def _real(rows, impl, size, key, pick):
+    """``pick`` over the ``real_programs`` rows of one lazy frontend at one size."""
+    vals = [r[key] for r in rows if r["bench"] == "real_programs" and r["impl"] == impl
+            and r.get("size") == size and r.get(key) is not None]
+    return pick(vals) if vals else None
+
+
+TARGETS += [
+    ("real_programs 10×: every program's lazy_numpy speedup over NumPy ≥ 1 (worst)",
+     lambda R: _real(R, "lazy_numpy", "10x", "speedup", min), lambda v: v >= 1, "×"),
+    ("real_programs 10×: lazy_numpy geomean speedup over NumPy ≥ 2",
+     lambda R: _real(R, "lazy_numpy", "10x", "speedup", geomean), lambda v: v >= 2, "×"),
+    ("real_programs published size: every program's lazy_numpy speedup ≥ 0.8 (worst)",
+     lambda R: _real(R, "lazy_numpy", "published", "speedup", min), lambda v: v >= 0.8, "×"),
+] + [
+    (f"real_programs {size}: {lz} first run ÷ eager first run ≤ 2 (worst program)",
+     lambda R, lz=lz, size=size: _real(R, lz, size, "first_run_ratio", max),
+     lambda v: v <= 2, "×") for lz in ("lazy_numpy", "lazy_torch") for size in ("published", "10x")
+] + [
+    (f"real_programs {size}: {lz} compiles after the second iteration, most of any program = 0",
+     lambda R, lz=lz, size=size: _real(R, lz, size, "compiles_after_second_iteration", max),
+     lambda v: v == 0, "n") for lz in ("lazy_numpy", "lazy_torch") for size in ("published", "10x")
+]
+
+
 def targets(rows) -> list[dict]:
     out = []
     for desc, value, ok, unit in TARGETS:
@@ -261,7 +293,8 @@ def render(doc: dict) -> str:
     tlines = []
     for t in targets(rows):
         v = t["value"]
-        shown = "–" if v is None else (f"{v:.2f} µs" if t["unit"] == "µs" else f"{v:.2f}×")
+        shown = "–" if v is None else (f"{v:.2f} µs" if t["unit"] == "µs" else
+                                       f"{v:g}" if t["unit"] == "n" else f"{v:.2f}×")
         tlines.append([t["target"], shown, t["status"]])
     lines += _table(["target", "measured", "status"], tlines) + [""]
     benches = list(dict.fromkeys(r["bench"] for r in rows))

@@ -35,7 +35,10 @@ from ._harness import ImplTimeout, _deadline, error_text, progress, row, selecte
 
 BENCH = "real_programs"
 QUICK_PROGRAMS = ("game_of_life", "softmax_loss", "heat_diffusion")
-MIN_RUNS, MAX_RUNS, MIN_TIME_S = 5, 40, 1.0
+MIN_RUNS, MAX_RUNS, MIN_TIME_S = 3, 20, 1.0
+CASE_BUDGET_S = 40.0  # timed rounds stop after this (at least MIN_RUNS each)
+COMPILE_WAIT_S = 60.0  # how long a warm-up waits for background compiles (tier "auto")
+QUICK_RUNS = 2  # --quick: proves the suite runs, times mean nothing
 LAZY_TIMEOUT_S = 300.0  # a lazy first run past this is an error row, the run goes on
 COUNTERS = ("syncs", "compiles", "cache_hits", "cache_misses", "traced_ops", "fallbacks",
             "executions", "host_transfers")
@@ -127,16 +130,35 @@ def _delta(before: dict, after: dict) -> dict:
     return {k: v for k, v in d.items() if v or k in COUNTERS}
 
 
-def _cold(fn):
-    """Run ``fn`` with an empty in-memory compile cache; (seconds, result, counter delta)."""
+def _tiers():
     import lazycore as lc
 
+    return getattr(lc, "tiers", None)
+
+
+def wait_compiles(timeout: float = COMPILE_WAIT_S) -> bool:
+    """Let background compiles (tier ``"auto"``) finish; False if some still run."""
+    tiers = _tiers()
+    return tiers.wait_compiles(timeout) if tiers is not None else True
+
+
+def _cold(fn):
+    """Run ``fn`` as a first run: empty in-memory compile cache, no program seen before.
+    Returns (seconds, result, counter delta); the delta includes the background compiles
+    the run started (waited for after the timing)."""
+    import lazycore as lc
+
+    wait_compiles()
     lc.cache.clear()
+    if _tiers() is not None:
+        _tiers().reset()
     gc.collect()
     before = _counters()
     t0 = time.perf_counter()
     out = fn()
-    return time.perf_counter() - t0, out, _delta(before, _counters())
+    seconds = time.perf_counter() - t0
+    wait_compiles()
+    return seconds, out, _delta(before, _counters())
 
 
 def _trace_us_per_op(fn) -> float | None:
@@ -148,6 +170,12 @@ def _trace_us_per_op(fn) -> float | None:
     return tr["total_s"] / tr["count"] * 1e6 if tr and tr["count"] else None
 
 
+def _tier() -> str:
+    import lazycore as lc
+
+    return getattr(lc.settings, "tier", "compile")
+
+
 def _two_iterations(mod, inputs: dict) -> dict | None:
     key = getattr(mod, "ITER_KEY", None)
     if key is None:
@@ -157,10 +185,12 @@ def _two_iterations(mod, inputs: dict) -> dict | None:
     return short
 
 
-def interleaved(steps: dict, budget_s: float) -> dict[str, list[float]]:
+def interleaved(steps: dict, budget_s: float, quick: bool = False) -> dict[str, list[float]]:
     """Time the steps in turns (order alternating each round) until each has
     ``MIN_RUNS`` runs and ``MIN_TIME_S`` of timed work, or ``MAX_RUNS`` runs, or the
-    round would pass ``budget_s``."""
+    round would pass ``budget_s`` (``quick``: ``QUICK_RUNS`` runs)."""
+    min_runs, max_runs, min_time = (QUICK_RUNS, QUICK_RUNS, 0.0) if quick else (
+        MIN_RUNS, MAX_RUNS, MIN_TIME_S)
     times = {name: [] for name in steps}
     names = list(steps)
     start = time.perf_counter()
@@ -170,7 +200,7 @@ def interleaved(steps: dict, budget_s: float) -> dict[str, list[float]]:
     try:
         rnd = 0
         while True:
-            done = all(len(t) >= MIN_RUNS and (sum(t) >= MIN_TIME_S or len(t) >= MAX_RUNS)
+            done = all(len(t) >= min_runs and (sum(t) >= min_time or len(t) >= max_runs)
                        for t in times.values())
             if done or (rnd >= 2 and time.perf_counter() - start > budget_s):
                 break
@@ -224,7 +254,9 @@ def measure_program(name: str, mod, size: str, pair: tuple[str, str], quick: boo
                     lazy_row["compiles_two_iterations"] = two["compiles"]
                     lazy_row["compiles_after_second_iteration"] = (
                         first_counts["compiles"] - two["compiles"])
-                lazy.run()  # warm-up (the cache holds the full run's programs again)
+                lazy.run()  # warm-up: the programs run a second time (compiled in the
+                lazy.run()  # background in tier "auto"), then a third with the executables
+                lazy_row["compiles_pending_after_warmup"] = not wait_compiles()
         except (Exception, ImplTimeout) as exc:  # noqa: BLE001 - one failure, one row
             lazy_row = {"error": error_text(exc)}
             lazy_ok = False
@@ -233,10 +265,10 @@ def measure_program(name: str, mod, size: str, pair: tuple[str, str], quick: boo
     steps = {eager_name: eager.run}
     if lazy_ok:
         steps[lazy_name] = lazy.run
-    budget_s = 20.0 if quick else 120.0
+    budget_s = 20.0 if quick else CASE_BUDGET_S
     try:
         with _deadline(budget_s * 3):
-            times = interleaved(steps, budget_s)
+            times = interleaved(steps, budget_s, quick)
     except (Exception, ImplTimeout) as exc:  # noqa: BLE001
         rows.append(row(BENCH, case, eager_name, median_s=None, runs=0, error=error_text(exc),
                         **extra))
@@ -255,6 +287,7 @@ def measure_program(name: str, mod, size: str, pair: tuple[str, str], quick: boo
         lazy_row["compiles_per_warm_run"] = per_run["compiles"]
         lazy_row["syncs_per_iteration"] = per_run["syncs"] / iters
         lazy_row["trace_us_per_op"] = _trace_us_per_op(lazy.run)
+        lazy_row["tier"] = _tier()
         lazy_row["speedup"] = er["median_s"] / lazy_row["median_s"]
         lazy_row["first_run_ratio"] = lazy_row["compile_s"] / eager_first
     elif "error" not in lazy_row:

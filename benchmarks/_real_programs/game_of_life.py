@@ -10,8 +10,8 @@ import numpy
 
 SOURCE = "Rougier, From Python to Numpy, 4.3 Game of Life (numpy), 256x512 board"
 SIZES = {"tiny": {"shape": (12, 16), "steps": 4},
-         "published": {"shape": (256, 512), "steps": 20},
-         "10x": {"shape": (810, 1620), "steps": 10}}
+         "published": {"shape": (256, 512), "steps": 10},
+         "10x": {"shape": (810, 1620), "steps": 5}}
 ITER_KEY = "steps"  # the loop count: a run cut to two iterations counts compiles
 STATE = ("Z",)
 

@@ -11,7 +11,7 @@ the first ``Nt`` steps of that loop (``tEnd = Nt * dt``). The real-time plot
 
 SOURCE = "Mocz, nbody-python (2020), N=100, dt=0.01"
 SIZES = {"tiny": {"N": 8, "Nt": 4},
-         "published": {"N": 100, "Nt": 20},
+         "published": {"N": 100, "Nt": 10},
          "10x": {"N": 1000, "Nt": 5}}
 ITER_KEY = "tEnd"  # the loop count: a run cut to two iterations counts compiles
 STATE = ()

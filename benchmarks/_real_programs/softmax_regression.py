@@ -12,8 +12,8 @@ from . import _cifar
 
 SOURCE = "CS231n assignment 1, LinearClassifier.train (Softmax), batch 200 x 3073"
 SIZES = {"tiny": {"num_train": 40, "batch_size": 8, "num_iters": 4},
-         "published": {"num_train": 5000, "batch_size": 200, "num_iters": 20},
-         "10x": {"num_train": 5000, "batch_size": 2000, "num_iters": 10}}
+         "published": {"num_train": 5000, "batch_size": 200, "num_iters": 10},
+         "10x": {"num_train": 5000, "batch_size": 2000, "num_iters": 5}}
 ITER_KEY = "num_iters"  # the loop count: a run cut to two iterations counts compiles
 STATE = ()
 

@@ -16,9 +16,9 @@ SOURCE = "CS231n assignment 1, TwoLayerNet.train, 3072-50-10, batch 200"
 SIZES = {"tiny": {"num_train": 40, "num_val": 10, "input_size": 12, "hidden_size": 6,
                   "batch_size": 8, "num_iters": 6},
          "published": {"num_train": 5000, "num_val": 1000, "input_size": 3072, "hidden_size": 50,
-                       "batch_size": 200, "num_iters": 30},
+                       "batch_size": 200, "num_iters": 10},
          "10x": {"num_train": 5000, "num_val": 1000, "input_size": 3072, "hidden_size": 50,
-                 "batch_size": 2000, "num_iters": 10}}
+                 "batch_size": 2000, "num_iters": 5}}
 ITER_KEY = "num_iters"  # the loop count: a run cut to two iterations counts compiles
 STATE = ()
 
