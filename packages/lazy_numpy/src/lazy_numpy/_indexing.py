@@ -107,8 +107,13 @@ def _lone_mask(a, key):
 def _per_element(value, a, mask) -> bool:
     """Whether ``value`` broadcasts to ``a[mask]`` whatever its length (the count of
     ``True``): then ``where`` expresses the write and no sync is needed."""
-    trailing = a.shape[mask.ndim:]
-    shape = np.shape(value) if not isinstance(value, LazyArray) else value.shape
+    if isinstance(value, MaskedSelection):
+        return False
+    return _per_element_shape(np.shape(value) if not isinstance(value, LazyArray)
+                              else value.shape, a.shape[mask.ndim:])
+
+
+def _per_element_shape(shape, trailing) -> bool:
     if len(shape) > len(trailing) + 1:
         return False
     if len(shape) == len(trailing) + 1 and shape[0] != 1:
@@ -139,19 +144,19 @@ def _value_tensor(a, value) -> lc.Tensor:
 class MaskedSelection(LazyArray):
     """``a[mask]`` for a lazy mask, before anyone needs its length.
 
-    NumPy's ``a[mask] += v`` (and ``x[x > 0] *= 2``) is ``t = a[mask]; t += v;
-    a[mask] = t``: nothing there needs the number of ``True`` values when ``v`` is a
-    scalar or broadcasts per element. So the selection stays the full-shape value of
-    ``a`` plus the mask; in-place operators update it with ``where``, and storing it
-    back into the same array under the same mask is one ``where`` too. Anything else
-    (reading its shape, using it in an expression) settles it into the ordinary
+    NumPy's ``a[mask] += v``, ``x[x > 0] *= 2`` and ``Z[I] = Z[I]**2 + C[I]`` never
+    need the number of ``True`` values: the selection is kept as a full-shape value
+    plus the mask. Elementwise ufuncs over selections under the same mask (with
+    scalars or per-element broadcastable operands) and in-place operators stay
+    full-shape, and storing a selection back under the same mask is one ``where``.
+    Anything else (its shape, a reduction, another mask) settles it into the ordinary
     selection: the counted data-dependent sync."""
 
-    __slots__ = ("_src", "_mask", "_full")
+    __slots__ = ("_mask", "_full")
 
-    def __init__(self, src: lc.Tensor, mask: lc.Tensor):
+    def __init__(self, full: lc.Tensor, mask: lc.Tensor):
         super().__init__(None)
-        self._src, self._mask, self._full = src, mask, src
+        self._mask, self._full = mask, full
 
     def _settle(self) -> None:
         full, self._full = self._full, None
@@ -171,27 +176,51 @@ class MaskedSelection(LazyArray):
 
     @property
     def dtype(self) -> np.dtype:
-        return self._src.dtype
+        return self._full.dtype if self._full is not None else self._v.dtype
 
     @property
     def ndim(self) -> int:
-        return self._src.ndim - self._mask.ndim + 1
+        if self._full is None:
+            return self._v.ndim
+        return self._full.ndim - self._mask.ndim + 1
 
-    def _pending_for(self, owner: LazyArray, mask: LazyArray) -> bool:
-        """Still the unsettled selection of ``owner``'s current value under ``mask``."""
-        return self._full is not None and self._src is owner._t and self._mask is mask._t
+    def _pending_under(self, mask: lc.Tensor, shape) -> bool:
+        """Still unsettled, selected by this mask from a value of this shape."""
+        return self._full is not None and self._mask is mask and self._full.shape == shape
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        mask, shape = self._mask, self._full.shape if self._full is not None else None
+        if (method == "__call__" and not kwargs and ufunc.nout == 1 and shape is not None
+                and all(_selectable(x, mask, shape) for x in inputs)):
+            fulls = [LazyArray(x._full) if isinstance(x, MaskedSelection) else x
+                     for x in inputs]
+            out = ufunc(*fulls)
+            if isinstance(out, LazyArray) and out.shape == shape:
+                return MaskedSelection(out._t, mask)
+        return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+
+
+def _selectable(x, mask: lc.Tensor, shape) -> bool:
+    """An operand of an elementwise op over selections under ``mask`` of ``shape``."""
+    if isinstance(x, MaskedSelection):
+        return x._pending_under(mask, shape)
+    if isinstance(x, bool | int | float | complex | np.generic):
+        return True
+    if isinstance(x, LazyArray | np.ndarray):
+        return _per_element_shape(np.shape(x), shape[mask.ndim:])
+    return False
 
 
 def _inplace(stem: str, ufunc):
     general = getattr(LazyArray, f"__i{stem}__")
 
     def method(self, other):
-        if self._full is None or isinstance(other, MaskedSelection) or not _per_element(
-                other, LazyArray(self._src), LazyArray(self._mask)):
+        if self._full is None or isinstance(other, MaskedSelection) or not _selectable(
+                other, self._mask, self._full.shape):
             return general(self, other)
         full = LazyArray(self._full)
         ufunc(full, other, out=full)  # NumPy's loop, casting rule and errors
-        self._full = lc.ops.select(_full_mask(self._mask, self._src.shape), full._t,
+        self._full = lc.ops.select(_full_mask(self._mask, self._full.shape), full._t,
                                    self._full)
         return self
     method.__name__ = f"__i{stem}__"
@@ -207,7 +236,7 @@ def getitem(a: LazyArray, key) -> LazyArray:
     _check_masks(a.shape, key)
     mask = _lone_mask(a, key)
     if mask is not None:
-        return MaskedSelection(a._t, mask._t)
+        return MaskedSelection(a._t, mask._t)  # settles (syncs) only if used otherwise
     k = core_key(key, a._t)
     value = lc.numeric.getitem(a._t, k)
     if is_basic_key(k):
@@ -220,10 +249,11 @@ def setitem(a: LazyArray, key, value) -> None:
     _check_masks(a.shape, key)
     mask = _lone_mask(a, key)
     if mask is not None:
-        if isinstance(value, MaskedSelection) and value._pending_for(a, mask):
-            a._t = value._full  # ``a[mask] op= v``: already the updated full value
+        if isinstance(value, MaskedSelection) and value._pending_under(mask._t, a.shape):
+            v = lc.numeric.cast(value._full, a.dtype)  # ``a[mask] op= v`` & co.
+            a._t = lc.ops.select(_full_mask(mask._t, a.shape), v, a._t)
             return
-        if not isinstance(value, MaskedSelection) and _per_element(value, a, mask):
+        if _per_element(value, a, mask):
             v = _value_tensor(a, value)
             trailing = a.shape[mask.ndim:]
             if v.ndim > len(trailing):
