@@ -32,7 +32,7 @@ CONSTRAINTS = ("-c", "constraints.txt")
 CORE = ("-e", "packages/lazycore")
 NUMPY = ("-e", "packages/lazy_numpy")
 TORCH = ("-e", "packages/lazy_torch")
-TF = ("-e", "packages/lazy_tf")
+TF = ("-e", "packages/lazy_tf[cpu]")  # the extra brings tensorflow-cpu (lazy_tf depends on no TF package)
 ALL_PACKAGES = CORE + NUMPY + TORCH + TF
 
 TEST_DEPS = ("pytest", "hypothesis", "pytest-xdist")

@@ -12,7 +12,9 @@
 12.0
 """
 
-from __future__ import annotations
+from __future__ import annotations  # noqa: I001  (_requirements must run first)
+
+from . import _requirements  # noqa: F401  (names the package to install if TF is missing)
 
 import os as _os
 
@@ -108,9 +110,9 @@ __all__ = ["API", "GradientTape", "LazyTensor", "Tensor", "Variable", "constant"
            "random", "sync"]
 __all__ += ["mark_sharding"]
 
-from ._interop import from_lazy  # noqa: E402  (one trace across frontends)
 from . import debug  # noqa: E402  (IR / HLO of pending values)
 from ._loader import DeviceLoader  # noqa: E402  (batches copied to the device ahead)
 
 __all__ += ["DeviceLoader", "__version__", "debug"]
 __version__ = "0.1.0"  # the release; pyproject.toml pins lazycore to the same
+from ._interop import from_lazy  # noqa: E402  (one trace across frontends)
