@@ -24,6 +24,7 @@ nox.options.sessions = [
     "tests_sharding",
     "tests_bench",
     "tests_tools",
+    "tests_models",
     "lint",
 ]
 
@@ -85,6 +86,15 @@ def tests_numpy(session: nox.Session) -> None:
 def tests_torch(session: nox.Session) -> None:
     _install(session, *CORE, *TORCH, *TEST_DEPS, "expecttest")
     _pytest(session, "tests/torch")
+
+
+@session
+def tests_models(session: nox.Session) -> None:
+    # Suites written by others: Hugging Face transformers models (tiny random-init configs,
+    # built from config objects; HF_HUB_OFFLINE: nothing is downloaded) trained and
+    # generating on the lazy device against eager. ~2 minutes on 2 cores.
+    _install(session, *CORE, *TORCH, *TEST_DEPS, "transformers")
+    _pytest(session, "tests/models", env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
 
 
 @session
