@@ -119,4 +119,6 @@ def test_mandelbrot_boolean_masks(counters):
     eager = mandelbrot.masked_iterations(c, 6)
     lazy = mandelbrot.masked_iterations(lnp.asarray(c), 6)
     np.testing.assert_array_equal(np.asarray(lazy), eager)
-    assert counters()["sync::data_dependent"] > 0  # masks needed their counts
+    # masked updates of lazy arrays are wheres, no counts needed (``counts`` is a host
+    # array here: NumPy reads the lazy mask, a host transfer per step)
+    assert counters().get("sync::data_dependent", 0) == 0
