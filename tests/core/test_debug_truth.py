@@ -213,3 +213,16 @@ def test_device_loader_copies_overlap_the_steps_in_the_profile(tmp_path):
 
     # a later batch's copy ran during an earlier step
     assert any(overlaps(c, s) for c in copies[1:] for s in steps[:-1])
+
+
+def test_docs_table_lists_every_environment_variable_the_code_reads():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    used = set()
+    for path in (root / "packages").rglob("*.py"):
+        used |= set(re.findall(r"LAZYCORE_[A-Z_]+", path.read_text(encoding="utf-8")))
+    table = (root / "docs" / "debugging.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `(LAZYCORE_[A-Z_]+)` \|", table, re.M))
+    assert used <= documented, sorted(used - documented)
