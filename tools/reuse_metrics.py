@@ -432,15 +432,24 @@ def _aliases(core: Core, tree: ast.Module, refs: FrontendRefs) -> dict[str, str]
 
 
 def _module_level_aliases(tree: ast.Module, aliases: dict[str, str]) -> None:
-    """``num = lc.numeric`` at module level binds ``num`` to ``numeric``."""
+    """``num = lc.numeric`` (or ``ops, num = lc.ops, lc.numeric``) at module level binds
+    ``num`` to ``numeric``."""
     for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute | ast.Name):
-            chain = [node.value.id] if isinstance(node.value, ast.Name) else _chain(node.value)
-            if chain and chain[0] in aliases:
-                target = ".".join([p for p in aliases[chain[0]].split(".") if p] + chain[1:])
-                for t in node.targets:
-                    if isinstance(t, ast.Name):
-                        aliases[t.id] = target
+        if not isinstance(node, ast.Assign):
+            continue
+        for t in node.targets:
+            if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                pairs = zip(t.elts, node.value.elts, strict=False)
+            else:
+                pairs = [(t, node.value)]
+            for target, value in pairs:
+                if not isinstance(target, ast.Name) \
+                        or not isinstance(value, ast.Attribute | ast.Name):
+                    continue
+                chain = [value.id] if isinstance(value, ast.Name) else _chain(value)
+                if chain and chain[0] in aliases:
+                    aliases[target.id] = ".".join(
+                        [p for p in aliases[chain[0]].split(".") if p] + chain[1:])
 
 
 def _relative_target(path: Path, node: ast.ImportFrom) -> list[Path]:
