@@ -1,12 +1,15 @@
-"""Dtypes and promotion policies shared by all frontends.
+"""Dtypes and the promotion policies the core's own helpers use.
 
-Dtypes are plain ``numpy.dtype`` objects (``bfloat16`` from ml_dtypes). Promotion
-is parametrised by a *policy* because each framework has its own:
+Dtypes are plain ``numpy.dtype`` objects (``bfloat16`` from ml_dtypes). Promotion is
+a frontend's decision: lazy_numpy asks NumPy itself (``ufunc.resolve_dtypes``),
+lazy_torch computes ``torch.result_type`` (c10's dim / zero-dim / wrapped-scalar
+categories, ``lazy_torch/lowerings/common.py``) and passes ``dtype=`` to
+``composites.promote``. Two policies remain here:
 
-* ``"numpy"``  NEP 50: Python scalars are weak, ``float64`` by default.
-* ``"torch"``  category-based: a weak scalar only matters when it lifts the category
-  (bool < int < float < complex), and then gives the default dtype of that category.
-* ``"strict"`` TensorFlow: tensors must already agree; scalars adopt the tensor dtype.
+* ``"numpy"``  NEP 50: Python scalars are weak, ``float64`` by default (the default
+  of ``composites.promote``/``elementwise``/``where``).
+* ``"strict"`` TensorFlow: tensors must already agree; a lone Python scalar takes
+  TF's default dtype of its kind (lazy_tf's conversion of scalars).
 """
 
 from __future__ import annotations
@@ -145,6 +148,5 @@ def result_type(args: Iterable, policy: str = "numpy", defaults=None) -> np.dtyp
 
 DEFAULTS = {
     "numpy": {0: bool_, 1: int64, 2: float64, 3: complex128},
-    "torch": {0: bool_, 1: int64, 2: float32, 3: complex64},
     "strict": {0: bool_, 1: int32, 2: float32, 3: complex128},
 }

@@ -1,8 +1,9 @@
-"""Broadcasting, promotion and n-ary elementwise application, per framework policy.
+"""Broadcasting, promotion and n-ary elementwise application.
 
-Frontends call ``elementwise("add", x, 2.0, policy="torch")``: Python scalars become
-weak scalars of the promoted dtype (parameters, so new values do not recompile),
-operands are cast and broadcast, and the primitive is traced.
+``promote(args, dtype=...)`` casts and broadcasts operands to the dtype a frontend has
+decided (Python scalars become fills of that dtype: parameters, so new values do not
+recompile); without ``dtype`` it promotes by ``dtypes.result_type`` (NumPy's NEP 50 by
+default). ``elementwise("add", x, 2.0)`` promotes and traces one primitive.
 """
 
 from __future__ import annotations
