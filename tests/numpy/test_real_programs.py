@@ -80,13 +80,10 @@ def test_program_matches_numpy(name, tier):
             np.testing.assert_array_equal(g, w, err_msg=f"result {i}")
 
 
-# Known misses (issue 19), strict so the fix shows: each boolean-mask gather
-# (``Z[I]``, ``inv_r3[inv_r3 > 0]``) syncs for its count, which cuts the loop's graph at a
-# different place each early iteration (nbody, two_layer_net settle at iteration 3-4),
-# and Mandelbrot's count of unescaped points changes every iteration (new shapes).
+# Known misses (issue 19), strict so the fix shows. (Mandelbrot's ``Z[I] = Z[I]**2 +
+# C[I]`` and nbody's ``inv_r3[inv_r3 > 0] = inv_r3[inv_r3 > 0]**(-1.5)`` are wheres now:
+# no count, no sync, no new shapes.)
 KNOWN_RECOMPILES = {
-    "mandelbrot": "Z[I] = Z[I]**2 + C[I]: the gathered shape changes each iteration",
-    "nbody": "inv_r3[inv_r3>0] gathers sync; the cut graph settles at iteration 4",
     "two_layer_net": "the epoch's predict/accuracy and print cut the graph differently",
 }
 

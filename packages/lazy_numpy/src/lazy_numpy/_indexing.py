@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import lazycore as lc
-from lazycore.views import is_basic_key
+from lazycore.views import is_basic_key, same_value
 
 from . import _operators, _views
 from ._array import LazyArray
@@ -186,7 +186,8 @@ class MaskedSelection(LazyArray):
 
     def _pending_under(self, mask: lc.Tensor, shape) -> bool:
         """Still unsettled, selected by this mask from a value of this shape."""
-        return self._full is not None and self._mask is mask and self._full.shape == shape
+        return (self._full is not None and self._full.shape == shape
+                and same_value(self._mask, mask))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         mask, shape = self._mask, self._full.shape if self._full is not None else None

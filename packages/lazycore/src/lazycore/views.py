@@ -134,3 +134,29 @@ def reshape_lens(shape) -> Lens:
     shape = tuple(int(s) for s in shape)
     return Lens(lambda p: ops.reshape(p, new_sizes=shape),
                 lambda p, c: ops.reshape(c, new_sizes=p.shape))
+
+
+_HOST = (np.ndarray, np.generic, bool, int, float, complex)
+
+
+def same_value(a, b, depth: int = 8) -> bool:
+    """Whether two tensors certainly hold the same value: the same node, or the same op
+    on operands that are (host constants and parameters compared by value). ``False``
+    only means "not proven" -- ``x[x > 0] = x[x > 0] ** 2`` builds its mask twice."""
+    return _same_node(a.node, b.node, depth)
+
+
+def _same_node(m, n, depth: int) -> bool:
+    if m is n:
+        return True
+    if depth == 0 or m.op != n.op or m.attrs != n.attrs or m.aval != n.aval:
+        return False
+    if m.op in ("const", "param"):
+        u, v = m.value, n.value
+        if not (isinstance(u, _HOST) and isinstance(v, _HOST)):
+            return False  # device data: compared by identity only
+        return bool(np.array_equal(u, v))
+    if not m.operands or len(m.operands) != len(n.operands):
+        return False
+    return all(_same_node(p, q, depth - 1)
+               for p, q in zip(m.operands, n.operands, strict=True))
