@@ -189,4 +189,5 @@ SPECIAL = {"sort", "top_k", "gather", "scatter", "scatter_add", "scatter_mul", "
            "unique", "unique_all", "vjp", "tuple_get", "clz", "linalg_cholesky", "linalg_qr",
            "linalg_eigh", "linalg_svd", "linalg_slogdet", "linalg_lstsq", "linalg_matrix_rank",
            "linalg_triangular_solve",
-           "sharding_constraint"}  # tests/core/test_sharding.py, tests/sharding
+           "sharding_constraint",
+           "call"}  # tests/core/test_subprogram.py  # tests/core/test_sharding.py, tests/sharding

@@ -31,6 +31,7 @@ from . import (  # noqa: E402
     runtime,
     sharding,  # noqa: E402
     sources,
+    subprogram,
 )
 from .autodiff import grad  # noqa: E402
 from .config import configure, settings  # noqa: E402

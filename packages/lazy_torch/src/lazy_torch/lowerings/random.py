@@ -61,6 +61,25 @@ def random_(x, from_=None, to=None, *, generator=None):
     return num.cast(draw, x.dtype)
 
 
+@lower("rand_like.default")
+def rand_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """AOTAutograd's dropout (``rand_like(x) > p``): drawn on the lazy generator, not a
+    CPU fallback that would read ``x``'s values."""
+    dtype = to_np(dtype) if dtype is not None else x.dtype
+    if not D.is_floating(dtype):
+        return NotImplemented  # complex draws both parts; integers raise eager's error
+    return _uniform(x.shape, dtype)
+
+
+@lower("randn_like.default")
+def randn_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    dtype = to_np(dtype) if dtype is not None else x.dtype
+    if not D.is_floating(dtype):
+        return NotImplemented
+    draw_dtype = dtype if dtype in (D.float32, D.float64) else D.float32
+    return num.cast(GENERATOR.normal(x.shape, draw_dtype), dtype)
+
+
 @lower("exponential_.default")
 def exponential_(x, lambd=1.0, *, generator=None):
     u = _uniform(x.shape, D.float32)

@@ -1,0 +1,66 @@
+"""Make Dynamo treat a ``LazyTensor`` as a plain tensor on the ``lazy`` device.
+
+Without this, Dynamo sees a class with its own ``__torch_dispatch__`` and no
+``__tensor_flatten__``, models it as an opaque Python object, traces *into* lazy_torch's
+own Python (the operator fast path, the dispatcher) and graph-breaks on
+``_make_wrapper_subclass``. Three narrow hooks, each touching only ``LazyTensor``:
+
+* Dynamo's variable builder wraps a ``LazyTensor`` as a tensor (``wrap_tensor``), so
+  ops on it become graph nodes and the value is fakeified;
+* the fake-tensor converter describes it like any dense tensor: PyTorch refuses every
+  tensor whose device type is ``"lazy"`` (the name of its retired TorchScript lazy
+  backend) before looking at it; ours is an ordinary strided tensor;
+* AOTAutograd's tangent check accepts a ``LazyTensor`` where it traced a plain tensor
+  (``__coerce_same_metadata_as_tangent__`` returns the tangent unchanged).
+
+``LazyTensor.backward`` (which switches autograd's engine to the calling thread) is
+run outside Dynamo: Dynamo graph-breaks on ``backward()`` anyway, and tracing the
+switch would only add resume frames.
+
+These hooks import Dynamo (~3 s), so they are installed by ``import lazy_torch.dynamo``
+(which ``torch.compile(backend="lazytensor")`` does through the entry point), not by
+``import lazy_torch``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .._tensor import LazyTensor
+
+_installed: list = []
+
+
+def install() -> None:
+    if _installed:
+        return
+    from torch._dynamo.variables.builder import VariableBuilder
+    from torch._subclasses.meta_utils import MetaConverter
+
+    builder_wrap = VariableBuilder._wrap
+    describe = MetaConverter.__call__
+
+    def _wrap(self, value):
+        if type(value) is LazyTensor:
+            return self.wrap_tensor(value)
+        return builder_wrap(self, value)
+
+    def _meta(self, t, shape_env=None, *, callback=None, source=None,
+              symbolic_context=None, trace=True):
+        if type(t) is not LazyTensor:
+            return describe(self, t, shape_env, callback=callback, source=source,
+                            symbolic_context=symbolic_context, trace=trace)
+        self.hit += 1
+        desc = self.describer.describe_tensor(t, trace=trace and source is not None)
+        return self.meta_tensor(desc, shape_env, callback or self._identity_callable,
+                                source, symbolic_context)
+
+    VariableBuilder._wrap = _wrap
+    MetaConverter.__call__ = _meta
+    LazyTensor.__coerce_same_metadata_as_tangent__ = _same_tangent
+    LazyTensor.backward = torch._dynamo.disable(LazyTensor.backward)
+    _installed.append(True)
+
+
+def _same_tangent(self, expected_metadata, expected_type=None):
+    return self

@@ -1,0 +1,48 @@
+"""The ``lazytensor`` Dynamo backend: ``torch.compile(model, backend="lazytensor")``.
+
+Dynamo hands over an FX graph; AOTAutograd splits it into ATen forward and backward
+graphs (or one inference graph); each becomes a ``LazyGraph``, which records one
+sub-program call per invocation on the lazy tensors it is given. No graph is run on the
+host: outputs are lazy and are computed at the step's barrier with everything else, by
+the same compile cache, persistent cache, metrics and debug log as the lazy path.
+"""
+
+from __future__ import annotations
+
+from torch._dynamo.backends.common import aot_autograd
+
+from . import _report
+from ._graph import LazyGraph
+
+
+def _compiler(kind: str, site_of):
+    def compile_graph(gm, example_inputs):
+        site = site_of(gm)
+        _report.aot_graph(kind, gm, site)
+        return LazyGraph(gm, kind, site)
+    return compile_graph
+
+
+class _Sites:
+    """The user's file:line of the Dynamo graph being compiled (AOT graphs of one Dynamo
+    graph are reported at its site; the backward is compiled on its first call)."""
+
+    def __init__(self):
+        self.current = "<unknown>"
+
+    def __call__(self, gm) -> str:
+        site = _report.user_site(gm)
+        return self.current if site == "<unknown>" else site
+
+
+_sites = _Sites()
+_aot = aot_autograd(fw_compiler=_compiler("forward", _sites),
+                    bw_compiler=_compiler("backward", _sites),
+                    inference_compiler=_compiler("inference", _sites))
+
+
+def lazytensor(gm, example_inputs):
+    """Dynamo backend: lower the graph through lazy_torch's ATen table, lazily."""
+    _sites.current = _report.user_site(gm)
+    _report.dynamo_graph(gm, _sites.current)
+    return _aot(gm, example_inputs)

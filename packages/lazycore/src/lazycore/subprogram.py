@@ -1,0 +1,161 @@
+"""Sub-programs: a graph traced once, then recorded as ONE node per call.
+
+A frontend that is handed a whole graph ahead of time (PyTorch's ``torch.compile``
+gives an FX graph) traces it once onto placeholder leaves; ``capture`` cuts the IR
+between those placeholders and the outputs into a ``Subprogram``. Calling it records a
+single multi-output ``call`` node whose static attribute is the captured program (hashed
+once), so the per-call Python cost does not grow with the graph, and the call fuses with
+whatever surrounds it into the step's one XLA program (the lowering runs the
+sub-program as a nested ``jax.jit``, which XLA inlines).
+
+Data checks the graph's ops registered while it was captured (index bounds) become
+extra outputs, re-armed as pending checks on every call, so a bad index still raises
+the frontend's error at the next barrier.
+
+Random draws inside the graph (``rng_key`` nodes made by a ``random.Generator``) are
+cut out as per-call operands: each call draws fresh keys from the generator, so a
+captured dropout does not repeat its mask. Scalars the graph baked in (params, consts)
+and device data it captured are passed as the same leaves every call.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from . import metrics
+from .autodiff import _cut_program, interpret
+from .errors import LazyError
+from .ir import LEAF_OPS, Aval, Frozen, Node
+from .ops.registry import defop
+from .tensor import Tensor
+
+
+class CaptureError(LazyError, RuntimeError):
+    """A placeholder's value was needed while capturing (a data-dependent op)."""
+
+
+def _call_rule(*avals, spec):
+    return spec[2]
+
+
+_JITTED: dict = {}
+
+
+def _call_lower(*args, spec):
+    fn = _JITTED.get(spec)
+    if fn is None:
+        import jax
+
+        program, outputs = spec[0], spec[1]
+        fn = _JITTED[spec] = jax.jit(lambda *xs: interpret(program, xs, outputs))
+        if len(_JITTED) > 1024:
+            _JITTED.pop(next(iter(_JITTED)))
+    return tuple(fn(*args))
+
+
+call = defop("call", "program", _call_rule, _call_lower, multi_output=True)
+
+
+def placeholder(aval: Aval, name: str = "input") -> Tensor:
+    """A leaf standing for a sub-program input while it is traced. It holds no value:
+    a sync that needs one (a data-dependent op in the graph) raises ``CaptureError``."""
+    error = CaptureError(f"the value of graph {name} is not known while the graph is "
+                         "captured (a data-dependent op inside a compiled graph)")
+    return Tensor(Node("failed", (), (), Aval(tuple(aval.shape), aval.dtype), error))
+
+
+class Captured:
+    """What a capture collected besides the graph: data checks its ops registered."""
+
+    def __init__(self):
+        self.checks: list = []
+
+
+@contextmanager
+def capturing():
+    """While a graph is traced for ``Subprogram``: the pending-op limit does not cut the
+    trace (a cut would sync the placeholders, which hold no value), and data checks the
+    ops register (index bounds) are collected, to be re-armed on every call."""
+    from . import checks
+
+    captured = Captured()
+    limit = metrics._pending_limit[0]
+    metrics._pending_limit[0] = 10**18
+    start = len(checks._pending)
+    try:
+        yield captured
+    finally:
+        metrics._pending_limit[0] = limit
+        captured.checks = checks._pending[start:]
+        del checks._pending[start:]
+
+
+class Subprogram:
+    """The IR between ``inputs`` (placeholders) and ``outputs``, callable on new inputs.
+
+    ``generator``: the ``random.Generator`` whose draws inside the graph are re-drawn on
+    every call (None: the graph must not draw)."""
+
+    def __init__(self, inputs: list[Tensor], outputs: list[Tensor], generator=None,
+                 checks=()):
+        in_nodes = [t.node for t in inputs]
+        self.n_outputs = len(outputs)
+        self._checks = [(c.error_type, c.message, c.op) for c in checks]
+        out_nodes = [t.node for t in outputs] + [c.flag.node for c in checks]
+        keys = _rng_keys(out_nodes, in_nodes)
+        if keys and generator is None:
+            raise CaptureError("the graph draws random numbers but no generator was given")
+        stop = frozenset(id(k) for k in keys)
+        program, leaves, _, outs = _cut_program(out_nodes, in_nodes, stop)
+        for leaf in leaves:
+            if leaf.op == "failed" and id(leaf) not in stop:
+                raise CaptureError(f"the graph depends on a value that failed or is not "
+                                   f"an input: {leaf.value}")
+        self.n_inputs = len(in_nodes)
+        self.input_avals = tuple(n.aval for n in in_nodes)
+        self.output_avals = tuple(n.aval for n in out_nodes[:self.n_outputs])
+        self.n_ops = len(program)
+        self._generator = generator
+        # leaf operands passed every call; None marks a slot re-drawn from the generator
+        self._leaves = [None if id(n) in stop else Tensor(n) for n in leaves]
+        self._draws = sum(1 for t in self._leaves if t is None)
+        self._spec = Frozen((program, outs, tuple(n.aval for n in out_nodes)))
+
+    def __call__(self, *inputs: Tensor) -> tuple[Tensor, ...]:
+        """Record one ``call`` node over ``inputs``; returns one Tensor per output."""
+        if len(inputs) != self.n_inputs:
+            raise TypeError(f"sub-program takes {self.n_inputs} inputs, got {len(inputs)}")
+        leaves = self._leaves
+        if self._draws:
+            next_key = self._generator.next_key
+            leaves = [next_key() if t is None else t for t in leaves]
+        if not self._spec[1]:
+            return ()
+        values = call(*inputs, *leaves, spec=self._spec)
+        if not self._checks:
+            return values
+        from .checks import require
+
+        results = values[:self.n_outputs]
+        for (error_type, message, op), flag in zip(self._checks, values[self.n_outputs:],
+                                                   strict=True):
+            require(flag, error_type, message, op=op, guards=results)
+        return results
+
+
+def _rng_keys(outputs: list[Node], inputs: list[Node]) -> list[Node]:
+    """``rng_key`` nodes between the inputs and the outputs (in first-reached order)."""
+    stop = {id(n) for n in inputs}
+    seen: set[int] = set()
+    keys = []
+    stack = list(outputs)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or id(node) in stop or node.op in LEAF_OPS:
+            continue
+        seen.add(id(node))
+        if node.op == "rng_key":
+            keys.append(node)
+            continue
+        stack.extend(node.operands)
+    return keys

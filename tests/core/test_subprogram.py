@@ -1,0 +1,56 @@
+"""``lazycore.subprogram``: a graph captured once, called as one node."""
+
+import numpy as np
+import pytest
+
+import lazycore as lc
+
+
+def _capture(fn, *avals, generator=None):
+    phs = [lc.subprogram.placeholder(a) for a in avals]
+    with lc.subprogram.capturing() as captured:
+        outs = fn(*phs)
+    return lc.subprogram.Subprogram(phs, list(outs), generator, captured.checks)
+
+
+def test_call_is_one_node_and_matches_the_ops():
+    x = lc.asarray(np.arange(3.0))
+    prog = _capture(lambda a: (lc.ops.mul(lc.ops.add(a, a), a), a), x.aval)
+    out, same = prog(x)
+    assert out.node.operands[0].op == "call"
+    assert lc.to_numpy(out).tolist() == [0.0, 2.0, 8.0]
+    assert lc.to_numpy(same).tolist() == [0.0, 1.0, 2.0]
+    y = lc.asarray(np.array([1.0, -1.0, 0.5]))
+    before = lc.metrics.counters()["traced_ops"]
+    (out2, _) = prog(y)
+    assert lc.metrics.counters()["traced_ops"] - before == 1  # the call (tuple_gets are free)
+    assert lc.to_numpy(out2).tolist() == [2.0, 2.0, 0.5]
+
+
+def test_placeholder_has_no_value():
+    ph = lc.subprogram.placeholder(lc.Aval((2,), np.dtype("float32")))
+    with pytest.raises(lc.subprogram.CaptureError):
+        lc.to_numpy(lc.ops.add(ph, ph))
+
+
+def test_random_draws_are_fresh_each_call():
+    gen = lc.random.Generator(3)
+    x = lc.asarray(np.zeros(256, np.float32))
+    prog = _capture(lambda a: (lc.ops.add(a, gen.uniform((256,))),), x.aval, generator=gen)
+    (a,), (b,) = prog(x), prog(x)
+    assert not np.array_equal(lc.to_numpy(a), lc.to_numpy(b))
+    with pytest.raises(lc.subprogram.CaptureError):
+        _capture(lambda a: (lc.ops.add(a, gen.uniform((256,))),), x.aval)
+
+
+def test_data_checks_are_rearmed_per_call():
+    def take(idx):
+        lc.checks.index_in_range(idx, 3, IndexError, "index out of range", op="take")
+        return (lc.ops.mul(idx, idx),)
+
+    prog = _capture(take, lc.Aval((2,), np.dtype("int64")))
+    (good,) = prog(lc.asarray(np.array([0, 2])))
+    assert lc.to_numpy(good).tolist() == [0, 4]
+    (bad,) = prog(lc.asarray(np.array([0, 5])))
+    with pytest.raises(IndexError, match="index out of range"):
+        lc.sync()

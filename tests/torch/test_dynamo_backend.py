@@ -1,0 +1,217 @@
+"""``torch.compile(backend="lazytensor")`` against eager CPU PyTorch: values, gradients,
+parameter updates over several steps, graph breaks, recompiles, random draws."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch._dynamo
+from torch import nn
+
+import lazy_torch
+import lazycore as lc
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+class Block(nn.Module):
+    """Embedding, attention with a causal mask, layer norm, GELU MLP: the ops of a
+    transformer step."""
+
+    def __init__(self, vocab=11, dim=8, heads=2):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        # no in-projection bias: the key bias has a zero gradient (softmax is shift-
+        # invariant), which AdamW turns into +-lr steps from rounding noise
+        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True, bias=False)
+        self.norm = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        h = self.emb(tokens)
+        n = tokens.shape[1]
+        mask = torch.triu(torch.ones(n, n, dtype=torch.bool, device=tokens.device), 1)
+        a, _ = self.attn(h, h, h, attn_mask=mask, need_weights=False)
+        h = self.norm(h + a)
+        return self.head(h + self.mlp(h))
+
+
+def _pair(make, dev, seed=0):
+    torch.manual_seed(seed)
+    eager = make()
+    return eager, copy.deepcopy(eager).to(dev)
+
+
+def _close(lazy, eager, tol=1e-5):
+    torch.testing.assert_close(lazy.cpu(), eager, rtol=tol, atol=tol)
+
+
+def test_backend_is_found_by_name():
+    from torch._dynamo.backends.registry import lookup_backend
+
+    from lazy_torch.dynamo import lazytensor
+
+    assert "lazytensor" in torch._dynamo.list_backends()
+    assert lookup_backend("lazytensor") is lazytensor
+
+
+def test_inference_matches_eager_and_stays_lazy(dev):
+    eager, lazy = _pair(Block, dev)
+    tokens = torch.randint(0, 11, (2, 5))
+    compiled = torch.compile(lazy, backend="lazytensor")
+    with torch.no_grad():
+        want = eager(tokens)
+        compiled(tokens.to(dev))  # first call: Dynamo, AOT, capture
+        before = lc.metrics.counters()
+        with lc.allow_sync(False):  # the call computes nothing
+            got = compiled(tokens.to(dev))
+        after = lc.metrics.counters()
+    assert type(got) is lazy_torch.LazyTensor
+    # one sub-program call per graph: a handful of nodes, not one per ATen op
+    assert after["traced_ops"] - before["traced_ops"] <= 4
+    assert after["dynamo_captures"] == before["dynamo_captures"]
+    _close(got, want)
+
+
+def test_training_values_gradients_and_adamw_updates(dev):
+    eager, lazy = _pair(Block, dev)
+    compiled = torch.compile(lazy, backend="lazytensor")
+    opt_e = torch.optim.AdamW(eager.parameters(), lr=1e-2)
+    opt_l = torch.optim.AdamW(lazy.parameters(), lr=1e-2)
+    torch.manual_seed(1)
+    batches = [(torch.randint(0, 11, (2, 5)), torch.randint(0, 11, (2, 5))) for _ in range(3)]
+    for tokens, target in batches:
+        for model, opt, d in ((eager, opt_e, "cpu"), (compiled, opt_l, dev)):
+            opt.zero_grad()
+            logits = model(tokens.to(d))
+            loss = nn.functional.cross_entropy(logits.reshape(-1, 11), target.to(d).reshape(-1))
+            loss.backward()
+            opt.step()
+            if d == "cpu":
+                want = loss.detach()
+            else:
+                got = loss
+        _close(got, want)
+        for pe, pl in zip(eager.parameters(), lazy.parameters(), strict=True):
+            _close(pl.grad, pe.grad, 1e-4)
+            _close(pl.detach(), pe.detach(), 1e-4)
+    assert lc.metrics.counters()["dynamo_graphs::backward"] >= 1
+
+
+@pytest.mark.parametrize("opt_class", [torch.optim.AdamW, torch.optim.SGD])
+def test_compiled_whole_train_step_with_optimizer(opt_class, dev):
+    def make():
+        return nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
+
+    eager, lazy = _pair(make, dev)
+    kwargs = {"lr": 0.05, "momentum": 0.9} if opt_class is torch.optim.SGD else {"lr": 0.02}
+    opt_e = opt_class(eager.parameters(), **kwargs)
+    opt_l = opt_class(lazy.parameters(), **kwargs)
+
+    def step(model, opt, x, y):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    compiled_step = torch.compile(step, backend="lazytensor")
+    torch.manual_seed(2)
+    for _ in range(4):
+        x, y = torch.randn(5, 4), torch.randn(5, 3)
+        want = step(eager, opt_e, x, y)
+        got = compiled_step(lazy, opt_l, x.to(dev), y.to(dev))
+        _close(got, want)
+    for pe, pl in zip(eager.parameters(), lazy.parameters(), strict=True):
+        _close(pl.detach(), pe.detach(), 1e-5)
+    assert lc.metrics.counters()["dynamo_graphs::inference"] >= 1  # the optimizer graph
+
+
+def test_graph_break_in_the_middle_keeps_values_lazy(dev):
+    def f(x, w):
+        h = torch.relu(x @ w)
+        torch._dynamo.graph_break()
+        return (h * 2).sum(dim=0) + h.mean()
+
+    x, w = torch.randn(4, 3), torch.randn(3, 5)
+    want = f(x, w)
+    compiled = torch.compile(f, backend="lazytensor")
+    compiled(x.to(dev), w.to(dev))
+    breaks = lc.metrics.counters()["dynamo_graph_breaks"]
+    with lc.allow_sync(False):
+        got = compiled(x.to(dev), w.to(dev))
+    assert breaks >= 1
+    _close(got, want)
+
+
+def test_new_shape_recompiles_and_is_counted(dev):
+    compiled = torch.compile(lambda x: (x.sin() * x).sum(-1), backend="lazytensor",
+                             dynamic=False)
+    for n in (3, 4, 3):
+        x = torch.randn(2, n)
+        _close(compiled(x.to(dev)), (x.sin() * x).sum(-1))
+    counters = lc.metrics.counters()
+    assert counters["dynamo_recompiles"] >= 1
+    assert any("torch.compile" in reason for _, reason in lc.metrics.recompile_reasons())
+
+
+def test_dynamic_shapes_capture_per_size(dev):
+    compiled = torch.compile(lambda x: torch.softmax(x, -1) * x.shape[-1], backend="lazytensor",
+                             dynamic=True)
+    for n in (3, 5):
+        x = torch.randn(2, n)
+        _close(compiled(x.to(dev)), torch.softmax(x, -1) * n)
+
+
+def test_input_mutation_and_noncontiguous_input(dev):
+    def f(x, y):
+        x.add_(1.0)
+        return x * y.t()
+
+    x, y = torch.randn(3, 4), torch.randn(4, 3)
+    xl, yl = x.to(dev), y.to(dev)
+    want = f(x, y)
+    got = torch.compile(f, backend="lazytensor")(xl, yl)
+    _close(got, want)
+    _close(xl, x)  # the caller's tensor was written
+
+    base = torch.randn(4, 6)
+    view = base[:, 1:5:2]
+    lazy_view = base.to(dev)[:, 1:5:2]
+    g = torch.compile(lambda v: v.as_strided((2, 2), (1, 2)) + v.sum(), backend="lazytensor")
+    _close(g(lazy_view), view.as_strided((2, 2), (1, 2)) + view.sum())
+
+
+def test_dropout_draws_a_new_mask_each_call(dev):
+    layer = nn.Dropout(0.5).train()
+    compiled = torch.compile(layer, backend="lazytensor")
+    x = torch.ones(64, 64, device=dev)
+    a, b = compiled(x).cpu(), compiled(x).cpu()
+    for m in (a, b):
+        assert set(m.unique().tolist()) <= {0.0, 2.0}
+        assert 0.3 < (m == 0).float().mean().item() < 0.7
+    assert not torch.equal(a, b)
+
+
+def test_sub_program_is_one_core_node():
+    x = lc.asarray([1.0, 2.0, 3.0])
+    ph = lc.subprogram.placeholder(x.aval)
+    with lc.subprogram.capturing():
+        y = lc.ops.mul(lc.ops.add(ph, ph), ph)
+    program = lc.subprogram.Subprogram([ph], [y, ph])
+    out, same = program(x)
+    assert out.node.operands[0].op == "call"
+    assert lc.to_numpy(out).tolist() == [2.0, 8.0, 18.0]
+    assert lc.to_numpy(same).tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(lc.subprogram.CaptureError):
+        lc.to_numpy(lc.ops.add(ph, ph))
