@@ -333,3 +333,31 @@ class _LazyLinspace:
         if name in ("linspace", "zeros"):
             return getattr(lnp, name)
         return getattr(np, name)
+
+
+def _nbody_mask(xp, r):
+    inv_r3 = r**2 + 0.1
+    inv_r3[inv_r3 > 0.5] = inv_r3[inv_r3 > 0.5] ** (-1.5)  # the mask built twice
+    return inv_r3
+
+
+def test_equal_masks_built_twice_do_not_sync(counters):
+    e = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    lazy = _nbody_mask(lnp, lnp.asarray(e))
+    assert counters().get("syncs", 0) == 0
+    assert_same(lazy, _nbody_mask(np, e))
+
+
+def _other_mask(xp, x):
+    x[x > 0] = x[x < 0] * 2  # a different mask with the same count: NumPy's order
+
+
+def test_selection_under_another_mask_is_numpy():
+    _both(_other_mask, np.array([-1.0, 2.0, -3.0, 4.0]))
+    _both(_other_mask, np.array([-1.0, 2.0, 3.0, 4.0]))  # one value broadcasts
+    with pytest.raises(ValueError):
+        _other_mask(np, np.array([-1.0, 2.0, -3.0, 4.0, 5.0]))
+    x = lnp.asarray(np.array([-1.0, 2.0, -3.0, 4.0, 5.0]))
+    with pytest.raises(ValueError):
+        _other_mask(lnp, x)
+    assert_same(x, np.array([-1.0, 2.0, -3.0, 4.0, 5.0]))  # unchanged after the error
