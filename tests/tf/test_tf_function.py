@@ -158,7 +158,7 @@ def test_ltf_optimizer_inside_function_raises():
     def step():
         with ltf.GradientTape() as t:
             loss = tf.reduce_sum(w * w)
-        opt.apply_gradients(zip([t.gradient(loss, w)], [w]))
+        opt.apply_gradients([(t.gradient(loss, w), w)])
 
     with pytest.raises(NotImplementedError, match="tf.function"):
         step()

@@ -24,9 +24,11 @@ import lazycore as _lc
 
 from . import (  # noqa: F401  (fill the table)
     _api_array,
+    _api_functional,
     _api_linalg,
     _api_math,
     _api_nn,
+    _api_signal,
     _dispatch,
     _graph,
     _indexing,
@@ -111,8 +113,8 @@ __all__ = ["API", "GradientTape", "LazyTensor", "Tensor", "Variable", "constant"
 __all__ += ["mark_sharding"]
 
 from . import debug  # noqa: E402  (IR / HLO of pending values)
+from ._interop import from_lazy  # noqa: E402  (one trace across frontends)
 from ._loader import DeviceLoader  # noqa: E402  (batches copied to the device ahead)
 
 __all__ += ["DeviceLoader", "__version__", "debug"]
 __version__ = "0.1.0"  # the release; pyproject.toml pins lazycore to the same
-from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import typing
 
@@ -124,7 +125,7 @@ def _target(entry: Entry | None, api):
     return target
 
 
-_LIST = typing.List[typing.Union[LazyTensor, tf.Tensor, tf.Variable, float, int]]  # noqa: UP006, UP007
+_LIST = typing.List[typing.Union[LazyTensor, tf.Tensor, tf.Variable, float, int, None]]  # noqa: UP006, UP007
 
 
 _ELEMENTWISE = {"unary": tf_dispatch.unary_elementwise_apis,
@@ -154,6 +155,9 @@ def _install() -> None:
             _NAMES[f] = entry.name
             f = getattr(f, "__wrapped__", None)
         REGISTERED[entry.name] = "table"
+        if entry.kind == "patch":
+            _install_patch(entry, api)
+            continue
         if entry.kind != "api" and _unwrapped(api) & set(_ELEMENTWISE[entry.kind]()):
             continue  # reached through the elementwise handlers
         if getattr(api, "_tf_type_based_dispatcher", None) is None:
@@ -162,6 +166,36 @@ def _install() -> None:
         sigs = [{p: LazyTensor} for p in tensors] + [{p: _LIST} for p in entry.lists]
         tf.experimental.dispatch_for_api(api, *sigs)(_target(entry, api))
     _install_catch_all()
+
+
+def _has_lazy(args, kwargs) -> bool:
+    return any(isinstance(v, LazyTensor) for v in tf.nest.flatten((args, kwargs)))
+
+
+def _install_patch(entry: Entry, original) -> None:
+    """Replace every exported name of ``original`` (``tf.einsum`` and ``tf.linalg.einsum``,
+    ``tf.compat.v1``'s too) by a wrapper: lazy arguments outside a graph take the
+    table's path, anything else TensorFlow's own function."""
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        if building() or not _has_lazy(args, kwargs):
+            return original(*args, **kwargs)
+        return call(entry, original, args, kwargs)
+
+    wrapper.__lazy_tf_original__ = original
+    _PATCHED[entry.name] = original
+    for ns in _NAMESPACES + _V1_NAMESPACES:
+        module = resolve(ns) if ns else tf
+        if module is None:
+            continue
+        for attr in dir(module):
+            if getattr(module, attr, None) is original:
+                setattr(module, attr, wrapper)
+
+
+_PATCHED: dict = {}  # name -> TF's original function
+_V1_NAMESPACES = ("compat.v1", "compat.v1.linalg", "compat.v1.signal", "compat.v1.math",
+                  "compat.v1.spectral")
 
 
 # APIs whose job is to leave the lazy world: TF's default path calls __tf_tensor__ (a sync)

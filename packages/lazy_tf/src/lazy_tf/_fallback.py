@@ -21,6 +21,7 @@ import tensorflow as tf
 
 import lazycore as lc
 
+from . import _state
 from ._graph import building, to_tensor
 from ._tensor import LazyTensor, handle, new, observe
 
@@ -31,6 +32,7 @@ _WRAPPERS = {"error_handler", "op_dispatch_handler", "wrapper", "wrapped", "new_
              "_wrapper", "__call__"}
 
 
+_PRINTS = {"print_v2", "Print"}  # printing inside a tape observes, nothing is lost
 _CORE_DTYPES = {tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.uint32,
                 tf.uint64, tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.complex64,
                 tf.complex128}
@@ -59,6 +61,12 @@ def _entry_api() -> str | None:
     return None
 
 
+def _display(api: str | None) -> str:
+    """A readable name for the TF function found on the stack (``_rfft`` -> ``rfft``)."""
+    name = (api or "convert_to_tensor").lstrip("_")
+    return "convert_to_tensor" if name.startswith("convert_to_tensor") else name
+
+
 def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
     """``__tf_tensor__``: an eager ``tf.Tensor`` holding the value (syncs it)."""
     if dtype is not None and tf.as_dtype(dtype) != x.dtype:
@@ -67,6 +75,10 @@ def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
     if building():  # inside a tf.function trace: the graph tensor standing for it
         return to_tensor(x)
     api = _entry_api()
+    if _state.active_tapes and (api or "") not in _PRINTS:
+        from ._tape import check_leaving
+
+        check_leaving(_display(api), [x])
     if api is not None and not api.startswith("convert_to_tensor"):
         lc.metrics.inc("fallbacks")
         lc.metrics.inc(f"fallback::{api}")
@@ -90,6 +102,10 @@ def wrap_result(result):
 def run_eager(name: str, api, args, kwargs, *, count: bool = True):
     """Call the TF API on eager copies of every lazy argument (one sync for all)."""
     leaves = _lazy_leaves((args, kwargs))
+    if _state.active_tapes:
+        from ._tape import check_leaving
+
+        check_leaving(name, leaves)
     hosts = lc.to_numpy_many([handle(v) if v.__class__ is LazyTensor else v._read()
                               for v in leaves], cause=f"fallback:{name}")
     eager = {id(v): _eager_from_host(h) for v, h in zip(leaves, hosts, strict=True)}

@@ -13,6 +13,9 @@ own arguments (same parameter names and defaults) and returns core handles.
   operator fast path (``_fastpath``) uses too.
 * ``api``: everything else, through ``tf.experimental.dispatch_for_api``; ``tensors``
   names the parameters that may hold a lazy tensor, ``lists`` those holding lists.
+* ``patch``: APIs TensorFlow offers no dispatch hook for (``tf.einsum``, ``tf.map_fn``,
+  ``tf.signal.rfft``, ...): the exported symbol is replaced by a wrapper that takes the
+  lazy path when an argument is lazy and calls TF's function otherwise.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import lazycore as lc
 @dataclass(frozen=True)
 class Entry:
     name: str             # canonical TF name without "tf.", e.g. "math.reduce_sum"
-    kind: str             # "unary" | "binary" | "api"
+    kind: str             # "unary" | "binary" | "api" | "patch"
     impl: Callable
     lowers_to: str        # core op(s) / composite(s), for the docs
     tensors: tuple = ()
@@ -100,6 +103,14 @@ def api(name: str, lowers_to: str, tensors=(), lists=(), kernel: bool = False):
         impl = _broadcasting(name, fn) if kernel else fn
         _add(Entry(name, "api", impl, lowers_to, tuple(tensors), tuple(lists),
                    kernel=fn if kernel else None))
+        return fn
+    return register
+
+
+def patch(name: str, lowers_to: str):
+    """Declare an API without a TF dispatch hook (see ``patch`` kind above)."""
+    def register(fn: Callable):
+        _add(Entry(name, "patch", fn, lowers_to))
         return fn
     return register
 

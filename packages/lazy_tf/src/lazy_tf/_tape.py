@@ -19,7 +19,7 @@ import lazycore as lc
 from . import _state
 from ._convert import to_core
 from ._graph import building, symbolic
-from ._tensor import LazyTensor, is_lazy_class, new
+from ._tensor import LazyTensor, handle, is_lazy_class, new
 from ._variable import Variable
 
 UnconnectedGradients = tf.UnconnectedGradients
@@ -142,6 +142,30 @@ class GradientTape:
             return lc.Tensor(made)
         return h
 
+    def differentiates(self, value) -> bool:
+        """Would ``gradient`` differentiate through ``value``? (It depends on a watched
+        source, or is a trainable variable this tape watches when read.) Asked only when
+        a value is about to leave the lazy graph, so a walk over the graph is fine."""
+        if not self._recording or _state.stopped[0]:
+            return False
+        if isinstance(value, Variable) and value.trainable and self._watch_accessed:
+            return True
+        sources = {id(h.node) for h in self._read.values()}
+        if not sources:
+            return False
+        h = handle(value)
+        made = self._made.get(h)
+        stack, seen = [made if made is not None else h.node], set()
+        while stack:
+            node = stack.pop()
+            if id(node) in sources:
+                return True
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.extend(node.operands)
+        return False
+
     def watched_variables(self) -> tuple:
         if self._graph_tape is not None:
             return self._graph_tape.watched_variables()
@@ -224,6 +248,20 @@ class GradientTape:
                    for g in row]
             results.append(_new_recorded(lc.numeric.reshape(lc.numeric.stack(row, 0), shape)))
         return tf.nest.pack_sequence_as(sources, results)
+
+
+def check_leaving(api: str, values) -> None:
+    """Raise before lazy values a recording tape differentiates through leave the lazy
+    graph (an eager fallback or conversion): the gradient through them would silently
+    be lost."""
+    for tape in _state.active_tapes:
+        for v in values:
+            if tape.differentiates(v):
+                raise lc.errors.UnsupportedError(
+                    f"tf.{api} has no lazy implementation: it would run eagerly on a value "
+                    "that an ltf.GradientTape differentiates, and the gradient through it "
+                    "would be lost. Compute it outside the tape (or inside "
+                    "tape.stop_recording() when no gradient should flow through it).")
 
 
 def _graph_values(structure):

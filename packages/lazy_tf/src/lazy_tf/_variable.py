@@ -22,6 +22,18 @@ from ._tensor import LazyTensor, handle, new
 _names = itertools.count()
 
 
+def _settle(value: lc.Tensor) -> None:
+    """A variable's first value must be what every later step reads: device data. A
+    constant (``tf.zeros_like(w)``: one baked fill) becomes data; a pending value
+    (``ltf.random.normal(...)``) is computed now, in a program of its own. Otherwise
+    the first step's program would hold it and the second step compile again."""
+    node = value.node
+    if node.op in ("const", "param"):
+        value.assign(lc.asarray(lc.ir.host_value(node)))
+    elif node.op not in lc.ir.LEAF_OPS:
+        lc.sync([value], cause="explicit")
+
+
 class _Factory(type(LazyTensor)):
     """Calling the class builds the instance in ``_create`` and skips the ExtensionType
     ``__init__`` validator, which rejects the Python attributes a variable carries."""
@@ -51,6 +63,7 @@ class Variable(LazyTensor, metaclass=_Factory):
             eager = tf.convert_to_tensor(initial_value, dtype=dtype)
             t = to_core(eager)
         value = lc.Tensor(t.node)  # a fresh handle: assigning must not re-point the source
+        _settle(value)
         obj = new(value, cls)
         obj.__dict__["_trainable"] = bool(trainable)
         obj.__dict__["_name"] = f"Variable{'' if (n := next(_names)) == 0 else f'_{n}'}:0" \

@@ -10,7 +10,7 @@ import sys
 
 START, END = "<!-- api-table:start -->", "<!-- api-table:end -->"
 _KINDS = {"unary": "unary elementwise dispatcher", "binary": "binary elementwise dispatcher",
-          "api": "dispatch_for_api"}
+          "api": "dispatch_for_api", "patch": "wrapped TF symbol (no dispatch hook)"}
 
 
 def supported_api_markdown() -> str:

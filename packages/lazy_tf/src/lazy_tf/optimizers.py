@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 import lazycore as lc
 
 from ._convert import to_core
@@ -33,8 +35,14 @@ class Optimizer:
     def _slot(self, var: Variable, name: str) -> lc.Tensor:
         slots = self._slots.setdefault(id(var), {})
         if name not in slots:
-            h = handle(var)
-            slots[name] = lc.Tensor(lc.numeric.zeros(h.shape, h.dtype).node)
+            h = handle(var)  # device data, as every later step reads it (a baked zero
+            # fill would make the first step's program differ from the second's)
+            slot = lc.asarray(np.zeros(h.shape, h.dtype))
+            # A sync orders its outputs by handle creation (``seq``). A slot made during
+            # the first step would sort after that step's loss there, but before the
+            # loss of every later step: a second program. It sorts with its variable.
+            slot.seq = h.seq + (len(slots) + 1) / 16
+            slots[name] = slot
         return slots[name]
 
     def apply_gradients(self, grads_and_vars) -> None:
