@@ -108,8 +108,25 @@ def _w_shape_setter(xp, a):
     b[1] = 4
 
 
+def _w_split(xp, a):
+    top, bottom = np.split(a, [1], axis=0)
+    bottom[:, 0] = -7
+    left, right = np.array_split(a, 3, axis=1)[0], np.hsplit(a, [3])[1]
+    left += 1
+    right[0] = 0
+
+
+def _w_real_imag(xp, a):
+    z = a * (1 + 1j)
+    z.real[0] = 5
+    np.imag(z)[1:, 1] = -2
+    a[2] = z.imag[2] + z.real[2]
+    np.real(a)[0, 0] = 42  # a real array's real part is the array itself
+    return z
+
+
 @pytest.mark.parametrize("program", [
-    _w_slice, _w_chained, _w_transpose, _w_copyto, _w_ufunc_out, _w_inplace_strided,
+    _w_split, _w_real_imag, _w_slice, _w_chained, _w_transpose, _w_copyto, _w_ufunc_out, _w_inplace_strided,
     _w_reshape, _w_view_of_view, _w_base_then_view, _w_swap_move, _w_flip,
     _w_mask_on_view, _w_int_index_copy, _w_advanced_copy, _w_shape_setter,
 ], ids=lambda f: f.__name__[3:])

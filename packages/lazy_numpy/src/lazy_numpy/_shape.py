@@ -290,12 +290,32 @@ def _as_list(v):
 def split(ary, indices_or_sections, axis=0):
     if isinstance(indices_or_sections, LazyArray):
         indices_or_sections = indices_or_sections.tolist()
-    return wrap(num.split(tensor(ary), indices_or_sections, axis, strict=True))
+    pieces = num.split(tensor(ary), indices_or_sections, axis, strict=True)
+    return _split_views(ary, pieces, indices_or_sections, axis)
 
 
 @implements(np.array_split)
 def array_split(ary, indices_or_sections, axis=0):
-    return wrap(num.split(tensor(ary), indices_or_sections, axis, strict=False))
+    pieces = num.split(tensor(ary), indices_or_sections, axis, strict=False)
+    return _split_views(ary, pieces, indices_or_sections, axis)
+
+
+def _split_views(ary, pieces, indices_or_sections, axis):
+    """NumPy's pieces are slices of ``ary`` (views): ``ary[..., lo:hi]`` at its
+    division points (``array_split``'s rule), each value the one ``num.split`` gave."""
+    if not isinstance(ary, LazyArray):
+        return wrap(pieces)
+    (ax,) = num.normalize_axes(axis, ary.ndim)
+    n = ary.shape[ax]
+    if isinstance(indices_or_sections, int | np.integer):
+        each, extra = divmod(n, int(indices_or_sections))
+        sizes = [0] + extra * [each + 1] + (int(indices_or_sections) - extra) * [each]
+        points = np.cumsum(sizes).tolist()
+    else:
+        points = [0] + [int(i) for i in indices_or_sections] + [n]
+    keys = [(slice(None),) * ax + (slice(lo, hi),)
+            for lo, hi in zip(points[:-1], points[1:], strict=True)]
+    return [_views.index(ary, piece, key) for piece, key in zip(pieces, keys, strict=True)]
 
 
 @implements(np.hsplit)
@@ -664,12 +684,24 @@ def round_(a, decimals=0, out=None):
 
 @implements(np.real)
 def real(val):
-    return LazyArray(ops.real(tensor(val)))
+    x = tensor(val)
+    if x.dtype.kind != "c":  # NumPy returns the array itself
+        return val if isinstance(val, LazyArray) else LazyArray(x)
+    return _views.general(val, ops.real(x), ops.real, lambda p: p.real,
+                          put=lambda p, c: ops.complex(num.cast(c, ops.real(p).dtype),
+                                                       ops.imag(p)))
 
 
 @implements(np.imag)
 def imag(val):
-    return LazyArray(ops.imag(tensor(val)))
+    x = tensor(val)
+    if x.dtype.kind != "c":  # NumPy: a new read-only array of zeros
+        out = LazyArray(ops.imag(x))
+        out.setflags(write=False)
+        return out
+    return _views.general(val, ops.imag(x), ops.imag, lambda p: p.imag,
+                          put=lambda p, c: ops.complex(ops.real(p),
+                                                       num.cast(c, ops.real(p).dtype)))
 
 
 @implements(np.angle)

@@ -132,7 +132,7 @@ def reshape(src, value):
                 lambda p: np.reshape(p, shape, copy=None))
 
 
-def general(src, value, get, on_probe):
-    """Any other view (flip, diagonal, broadcast_to, ...): re-derived by ``get``,
-    written by scattering at the positions ``get`` reads."""
-    return view(src, value, core_views.Lens(get), on_probe)
+def general(src, value, get, on_probe, put=None):
+    """Any other view (flip, diagonal, broadcast_to, real/imag ...): re-derived by
+    ``get``, written by ``put`` (default: a scatter at the positions ``get`` reads)."""
+    return view(src, value, core_views.Lens(get, put), on_probe)
