@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import pickle
+import threading
 import warnings
 from collections import OrderedDict
 
@@ -22,24 +23,28 @@ from jax.experimental import serialize_executable
 from .config import settings
 
 _entries: OrderedDict = OrderedDict()
+_lock = threading.Lock()  # background compiles (lazycore.tiers) store from their thread
 
 
 def lookup(key):
-    entry = _entries.get(key)
-    if entry is not None:
-        _entries.move_to_end(key)
-    return entry
+    with _lock:
+        entry = _entries.get(key)
+        if entry is not None:
+            _entries.move_to_end(key)
+        return entry
 
 
 def store(key, executable) -> None:
-    _entries[key] = executable
-    _entries.move_to_end(key)
-    while len(_entries) > max(settings.cache_size, 1):
-        _entries.popitem(last=False)
+    with _lock:
+        _entries[key] = executable
+        _entries.move_to_end(key)
+        while len(_entries) > max(settings.cache_size, 1):
+            _entries.popitem(last=False)
 
 
 def clear() -> None:
-    _entries.clear()
+    with _lock:
+        _entries.clear()
 
 
 def size() -> int:
@@ -74,6 +79,12 @@ def program_digest(program, donate, placement_key=None) -> str:
 def _path(digest: str) -> str | None:
     root = settings.persistent_cache_dir
     return os.path.join(os.path.expanduser(root), f"{_FORMAT}-{digest}.bin") if root else None
+
+
+def stored(digest: str) -> bool:
+    """Whether the persistent cache holds an executable under ``digest``."""
+    path = _path(digest)
+    return path is not None and os.path.exists(path)
 
 
 def load(digest: str, devices=None):

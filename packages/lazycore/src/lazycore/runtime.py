@@ -18,7 +18,7 @@ import weakref
 import jax
 import numpy as np
 
-from . import cache, checks, diagnostics, metrics, sharding, steps
+from . import cache, checks, diagnostics, interpreter, metrics, sharding, steps, tiers
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
@@ -170,15 +170,24 @@ def _run(targets, full: bool, cause: str):
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
     donate = (_donatable(program, targets)
-              if full and settings.donate and threading.active_count() == 1 and not _holds
+              if full and settings.donate and threading.active_count() - tiers.threads() == 1
+              and not _holds
+              and not diagnostics.verifying()  # verify re-reads the inputs after the run
               else ())
     try:
         placement = sharding.plan(program)  # None unless a mesh is involved
-        executable = _executable(program, donate, cause, site, placement)
-              and not diagnostics.verifying()  # verify re-reads the inputs after the run
-        args = placement.args if placement else layout_args(arg_layout(program), program.inputs)
-        start = time.perf_counter()
-        outputs = executable(*args)
+        key = (program.key, donate)
+        if placement is None and tiers.interpret_now(program, key, donate, placement):
+            start = time.perf_counter()
+            outputs = interpreter.run(program)  # tier 0: no compile (lazycore.tiers)
+            metrics.inc("interpreted_executions")
+            _log_interpreted(cause, site, program, key)
+        else:
+            executable = _executable(program, donate, cause, site, placement)
+            args = (placement.args if placement
+                    else layout_args(arg_layout(program), program.inputs))
+            start = time.perf_counter()
+            outputs = executable(*args)
     except ExecutionError:
         raise
     except Exception as e:  # noqa: BLE001 - any XLA/JAX failure becomes ExecutionError
@@ -335,6 +344,15 @@ def _call_site() -> str:
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
+
+
+def _log_interpreted(cause: str, site: str, program: Program, key) -> None:
+    """An interpreted run: logged as the miss it is the first time the program runs
+    (where the compile tier would compile), as a hit while its background compile runs."""
+    first = tiers.runs(key) <= 1
+    detail = ("interpreted, not compiled (tier auto: compiled in the background if it runs"
+              " again)" if first else "interpreted")
+    diagnostics.on_sync(cause, site, program, hit=not first, detail=detail)
 
 
 def _log(cause: str, site: str, program: Program, what: str, reason: str | None = None) -> None:

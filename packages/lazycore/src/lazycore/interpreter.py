@@ -1,0 +1,337 @@
+"""Tier 0: run a program op by op, without compiling it.
+
+XLA compiles a program before its first run (tens of milliseconds to seconds); an
+eager ``jax.lax`` call compiles each new (primitive, shapes) pair on its own (~30 ms
+each on CPU). So on CPU the interpreter runs each op with a NumPy kernel from
+``KERNELS`` when one applies, on the program's own buffers (``np.asarray`` of a CPU
+``jax.Array`` is a view), and falls back to the op's ``jax.lax`` lowering, dispatched
+eagerly, for the rest (and on other backends for every op). The lowering is the one
+the compiled program uses, so the two tiers share one definition of every op.
+
+A NumPy kernel is used only where NumPy's semantics are XLA's: a kernel declines
+(returns ``None``) for a dtype or case where they differ (float->int casts of NaN,
+integer division by zero, empty max-reductions, float16/bfloat16 arithmetic), and a
+result whose shape or dtype is not the node's aval is discarded for the lowering's.
+Values then agree to the rounding of the kernels (tests run both tiers against the
+same eager oracle).
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from .dtypes import canonical
+from .lowering import Program
+from .ops.registry import OPS
+
+#: dtypes whose NumPy arithmetic is XLA's (float16/bfloat16: XLA may compute in f32)
+_NUMPY_DTYPES = frozenset(np.dtype(d) for d in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float32, np.float64, np.complex64, np.complex128))
+
+KERNELS: dict = {}
+
+
+def kernel(*names):
+    def register(fn):
+        for name in names:
+            KERNELS[name] = fn
+        return fn
+    return register
+
+
+def run(program: Program, numpy_kernels: bool | None = None) -> tuple:
+    """The program's outputs (``jax.Array``s on the default device), computed op by op.
+
+    ``numpy_kernels``: use ``KERNELS`` (default: on the CPU backend only)."""
+    if numpy_kernels is None:
+        numpy_kernels = jax.default_backend() == "cpu"
+    nodes, operand_positions = program.nodes, program.operand_positions
+    env: list = [None] * len(nodes)
+    for i, node in enumerate(nodes):
+        op = node.op
+        if op == "data":
+            env[i] = node.value
+        elif op in ("param", "const"):
+            value = np.asarray(node.value, dtype=node.aval.dtype)
+            env[i] = np.broadcast_to(value, node.aval.shape) if value.shape != node.aval.shape \
+                else value
+        elif op == "failed":
+            raise node.value
+        elif op == "tuple_get":
+            env[i] = env[operand_positions[i][0]][node.attrs[0][1]]
+        else:
+            env[i] = _run_op(node, [env[p] for p in operand_positions[i]], numpy_kernels)
+    return tuple(_to_device(env[p]) for p in program.output_positions)
+
+
+def _run_op(node, operands: list, numpy_kernels: bool):
+    attrs = dict(node.attrs)
+    if numpy_kernels:
+        fn = KERNELS.get(node.op)
+        if fn is not None and _numpy_ok(node, operands):
+            try:
+                with np.errstate(all="ignore"):
+                    out = fn(*[np.asarray(o) for o in operands], **attrs)
+            except Exception:  # noqa: BLE001 - the lowering decides what is an error
+                out = None
+            if out is not None:
+                out = np.asarray(out)
+                aval = node.aval
+                if out.shape == aval.shape and out.dtype == aval.dtype:
+                    return out
+    try:
+        return OPS[node.op].lower(*[_to_jax(o) for o in operands], **attrs)
+    except Exception as e:
+        e.lazy_op = node.op  # the runtime names it in its error, as for a compiled program
+        raise
+
+
+def _numpy_ok(node, operands) -> bool:
+    aval = node.aval
+    if type(aval) is tuple or aval.dtype not in _NUMPY_DTYPES:  # tuple: multi-output
+        return False
+    return all(o.dtype in _NUMPY_DTYPES for o in operands)
+
+
+def _to_jax(value):
+    return value if isinstance(value, jax.Array) else jax.device_put(value)
+
+
+def _to_device(value):
+    """A ``jax.Array`` that owns its buffer (never a view of another value's buffer,
+    which a later program may donate)."""
+    if isinstance(value, jax.Array):
+        return value
+    value = np.asarray(value)
+    if not value.flags.owndata or not value.flags.c_contiguous:
+        value = np.array(value, order="C", copy=True)
+    return jax.device_put(value)
+
+
+# -- kernels: NumPy where its semantics are XLA's --------------------------------------
+
+def _ufunc(fn, kinds: str):
+    """An elementwise kernel for dtype kinds ``kinds`` (``b`` bool, ``iu`` integers,
+    ``f`` float, ``c`` complex); other kinds decline."""
+    def run(*xs, **_):
+        if xs[0].dtype.kind not in kinds:
+            return None
+        return fn(*xs)
+    return run
+
+
+_FLOAT = "fc"
+for _name, _fn in {
+    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log1p": np.log1p, "expm1": np.expm1,
+    "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+    "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+}.items():
+    KERNELS[_name] = _ufunc(_fn, _FLOAT)
+KERNELS["logistic"] = _ufunc(lambda x: 1 / (1 + np.exp(-x)), "f")
+KERNELS["floor"] = _ufunc(np.floor, "f")
+KERNELS["ceil"] = _ufunc(np.ceil, "f")
+KERNELS["round_half_even"] = _ufunc(np.rint, "f")
+KERNELS["is_finite"] = _ufunc(np.isfinite, "f")
+KERNELS["neg"] = _ufunc(np.negative, "iufc")
+KERNELS["abs"] = _ufunc(np.abs, "iufc")
+KERNELS["sign"] = _ufunc(np.sign, "iuf")
+KERNELS["not"] = _ufunc(np.invert, "biu")
+KERNELS["stop_gradient"] = _ufunc(lambda x: x, "biufc")
+KERNELS["real"] = _ufunc(np.real, "biufc")
+KERNELS["conj"] = _ufunc(np.conj, "biufc")
+KERNELS["imag"] = _ufunc(lambda x: np.imag(x) if x.dtype.kind == "c" else np.zeros_like(x),
+                         "biufc")
+KERNELS["add"] = _ufunc(lambda x, y: np.logical_or(x, y) if x.dtype == bool else x + y, "biufc")
+KERNELS["mul"] = _ufunc(lambda x, y: np.logical_and(x, y) if x.dtype == bool else x * y,
+                        "biufc")
+KERNELS["sub"] = _ufunc(np.subtract, "iufc")
+KERNELS["div"] = _ufunc(np.true_divide, _FLOAT)  # integers: XLA rounds toward zero
+KERNELS["rem"] = _ufunc(np.fmod, "f")
+KERNELS["pow"] = _ufunc(np.power, _FLOAT)
+KERNELS["max"] = _ufunc(np.maximum, "biuf")
+KERNELS["min"] = _ufunc(np.minimum, "biuf")
+KERNELS["atan2"] = _ufunc(np.arctan2, "f")
+KERNELS["and"] = _ufunc(np.bitwise_and, "biu")
+KERNELS["or"] = _ufunc(np.bitwise_or, "biu")
+KERNELS["xor"] = _ufunc(np.bitwise_xor, "biu")
+for _name, _fn in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+                   "gt": np.greater, "ge": np.greater_equal}.items():
+    KERNELS[_name] = _ufunc(_fn, "biufc")
+
+
+@kernel("select")
+def _select(pred, on_true, on_false):
+    return np.where(pred, on_true, on_false)
+
+
+@kernel("clamp")
+def _clamp(lo, x, hi):
+    if x.dtype.kind not in "iuf":
+        return None
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+@kernel("integer_pow")
+def _integer_pow(x, *, y):
+    if x.dtype.kind not in "iufc":
+        return None
+    return np.power(x, x.dtype.type(y)) if y >= 0 else 1 / np.power(x, x.dtype.type(-y))
+
+
+@kernel("convert")
+def _convert(x, *, dtype):
+    dtype = canonical(dtype)
+    if dtype not in _NUMPY_DTYPES:
+        return None
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        x = x.real  # numpy/torch drop the imaginary part (as the lowering does)
+    if dtype == np.bool_:
+        return x != 0
+    if x.dtype.kind in "fc" and dtype.kind in "iu":
+        return None  # NaN/inf/out of range: XLA's conversion, not C's
+    return x.astype(dtype)
+
+
+@kernel("broadcast_in_dim")
+def _broadcast_in_dim(x, *, shape, broadcast_dimensions):
+    expanded = [1] * len(shape)
+    for src, dst in enumerate(broadcast_dimensions):
+        expanded[dst] = x.shape[src]
+    return np.broadcast_to(x.reshape(expanded), tuple(shape))
+
+
+@kernel("reshape")
+def _reshape(x, *, new_sizes):
+    return np.reshape(x, tuple(new_sizes))
+
+
+@kernel("transpose")
+def _transpose(x, *, permutation):
+    return np.transpose(x, tuple(permutation))
+
+
+@kernel("rev")
+def _rev(x, *, dimensions):
+    return np.flip(x, axis=tuple(dimensions)) if dimensions else x
+
+
+@kernel("slice")
+def _slice(x, *, start_indices, limit_indices, strides=None):
+    strides = strides or (1,) * x.ndim
+    return x[tuple(slice(lo, hi, st) for lo, hi, st in
+                   zip(start_indices, limit_indices, strides, strict=True))]
+
+
+@kernel("concatenate")
+def _concatenate(*xs, dimension):
+    return np.concatenate(xs, axis=dimension)
+
+
+@kernel("pad")
+def _pad(x, value, *, padding_config):
+    if any(lo < 0 or hi < 0 or interior for lo, hi, interior in padding_config):
+        return None
+    return np.pad(x, [(lo, hi) for lo, hi, _ in padding_config], constant_values=value)
+
+
+@kernel("iota")
+def _iota(*, dtype, shape, dimension):
+    dtype = canonical(dtype)
+    if dtype not in _NUMPY_DTYPES:
+        return None
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return np.broadcast_to(np.arange(shape[dimension], dtype=dtype).reshape(expanded),
+                           tuple(shape))
+
+
+def _reduction(numeric, boolean, needs_elements: bool):
+    def run(x, *, axes):
+        axes = tuple(axes)
+        if needs_elements and any(x.shape[a] == 0 for a in axes):
+            return None  # XLA gives the identity (-inf, ...); NumPy raises
+        if x.dtype == np.bool_:
+            return boolean(x, axis=axes) if boolean is not None else None
+        if x.dtype.kind not in "iufc":
+            return None
+        return numeric(x, axes)
+    return run
+
+
+KERNELS["reduce_sum"] = _reduction(lambda x, a: np.sum(x, axis=a, dtype=x.dtype), np.any, False)
+KERNELS["reduce_prod"] = _reduction(lambda x, a: np.prod(x, axis=a, dtype=x.dtype), np.all,
+                                    False)
+KERNELS["reduce_max"] = _reduction(lambda x, a: None if x.dtype.kind == "c"
+                                   else np.max(x, axis=a), np.any, True)
+KERNELS["reduce_min"] = _reduction(lambda x, a: None if x.dtype.kind == "c"
+                                   else np.min(x, axis=a), np.all, True)
+KERNELS["reduce_and"] = _reduction(lambda x, a: None if x.dtype.kind not in "iu"
+                                   else np.bitwise_and.reduce(x, axis=a), np.all, False)
+KERNELS["reduce_or"] = _reduction(lambda x, a: None if x.dtype.kind not in "iu"
+                                  else np.bitwise_or.reduce(x, axis=a), np.any, False)
+
+
+def _argext(fn):
+    def run(x, *, axis, index_dtype):  # NaN wins, the first occurrence wins: as in lax
+        if x.dtype.kind not in "biuf":
+            return None
+        return fn(x, axis=axis).astype(canonical(index_dtype))
+    return run
+
+
+KERNELS["argmax"] = _argext(np.argmax)
+KERNELS["argmin"] = _argext(np.argmin)
+
+
+@kernel("dot_general")
+def _dot_general(x, y, *, contracting, batch, preferred_element_type=None):
+    if preferred_element_type is not None and canonical(preferred_element_type) != x.dtype:
+        return None
+    if x.dtype.kind not in "iufc":
+        return None
+    (xc, yc), (xb, yb) = contracting, batch
+    x_free = [i for i in range(x.ndim) if i not in xc and i not in xb]
+    y_free = [i for i in range(y.ndim) if i not in yc and i not in yb]
+    b = [x.shape[i] for i in xb]
+    m = [x.shape[i] for i in x_free]
+    n = [y.shape[i] for i in y_free]
+    k = int(np.prod([x.shape[i] for i in xc], dtype=np.int64))
+    nb, nm, nn = (int(np.prod(s, dtype=np.int64)) for s in (b, m, n))
+    lhs = np.transpose(x, list(xb) + x_free + list(xc)).reshape(nb, nm, k)
+    rhs = np.transpose(y, list(yb) + list(yc) + y_free).reshape(nb, k, nn)
+    return np.matmul(lhs, rhs).reshape(b + m + n)
+
+
+@kernel("gather")
+def _gather(x, indices, *, offset_dims, collapsed_slice_dims, start_index_map, slice_sizes,
+            operand_batching_dims=(), start_indices_batching_dims=(), mode="clip",
+            fill_value=None):
+    """XLA's gather (index vector in the last dimension of ``indices``), clip mode only:
+    each start index is clamped so its whole window lies inside the operand."""
+    if operand_batching_dims or start_indices_batching_dims or mode != "clip" \
+            or indices.dtype.kind not in "iu" or x.ndim == 0:
+        return None
+    batch_shape = indices.shape[:-1]
+    starts = np.zeros((int(np.prod(batch_shape, dtype=np.int64)), x.ndim), np.int64)
+    starts[:, list(start_index_map)] = indices.reshape(-1, indices.shape[-1])
+    starts = np.clip(starts, 0, np.array(x.shape) - np.array(slice_sizes))
+    n = starts.shape[0]
+    grids = []
+    for d, size in enumerate(slice_sizes):
+        shape = [1] * (x.ndim + 1)
+        shape[d + 1] = size
+        grids.append(starts[:, d].reshape([n] + [1] * x.ndim)
+                     + np.arange(size).reshape(shape))
+    windows = x[tuple(grids)]  # (n, *slice_sizes)
+    kept = [s for d, s in enumerate(slice_sizes) if d not in collapsed_slice_dims]
+    windows = windows.reshape(tuple(batch_shape) + tuple(kept))
+    n_batch = len(batch_shape)
+    out_ndim = n_batch + len(kept)
+    batch_axes = iter(range(n_batch))
+    perm = [n_batch + offset_dims.index(j) if j in offset_dims else next(batch_axes)
+            for j in range(out_ndim)]
+    return np.transpose(windows, perm)

@@ -1,0 +1,168 @@
+"""Tiered execution: nobody waits for a compile (``settings.tier``).
+
+``"auto"`` (default): a program without a compiled executable runs in the interpreter
+(``lazycore.interpreter``: NumPy kernels / eager ``jax.lax`` on the program's buffers).
+When the same program (same cache key) runs again, it is compiled in a background
+thread while the interpreter keeps the user's program moving; the runs after the
+compile finishes use the executable. A program loaded from the persistent cache, or
+placed on a device mesh, runs compiled at once. ``"compile"``: compile before the first
+run (the cold start of a tight loop pays once, deterministic counters). ``"interpret"``:
+never compile.
+
+Visible in ``metrics`` (``interpreted_executions``, ``background_compiles``; a
+background compile counts in ``compiles`` too) and, with ``debug`` on, in the log.
+``wait_compiles()`` blocks until every background compile has finished (tests use it
+to make the switch deterministic).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import queue
+import sys
+import threading
+import time
+
+from . import cache, diagnostics, metrics
+from .config import settings
+from .lowering import Program, lower
+
+_MAX_SEEN = 4096
+_seen: dict = {}          # executable cache key -> runs interpreted so far
+_in_flight: set = set()   # keys queued or compiling
+_failed: dict = {}        # key -> the compile's exception (such a program stays interpreted)
+_jobs: queue.Queue = queue.Queue()
+_done = threading.Condition()
+_worker: list = []        # the background thread, started on first use
+
+
+def interpret_now(program: Program, key, donate: tuple, placement) -> bool:
+    """Whether this run of ``program`` goes to the interpreter; in ``"auto"`` it also
+    queues the background compile of a program seen before."""
+    tier = settings.tier
+    if tier == "compile" or placement is not None or settings.verify:
+        return False  # lc.verify() checks the compiled program against op-by-op eager
+    if tier == "auto":
+        if cache.lookup(key) is not None:
+            return False
+        if settings.persistent_cache_dir and cache.stored(
+                cache.program_digest(program, donate)):
+            return False  # loading is cheap: the runtime loads it
+    runs = _seen.get(key, 0)
+    if runs == 0 and len(_seen) >= _MAX_SEEN:
+        _seen.clear()
+    _seen[key] = runs + 1
+    if tier == "auto" and runs >= 1 and key not in _in_flight and key not in _failed:
+        _submit(program, key, donate)
+    return True
+
+
+def runs(key) -> int:
+    """How many times the program under this executable cache key was interpreted."""
+    return _seen.get(key, 0)
+
+
+def _submit(program: Program, key, donate: tuple) -> None:
+    with _done:
+        _in_flight.add(key)
+    _jobs.put((program, key, donate))
+    metrics.inc("background_compiles_queued")
+    if not _worker:
+        thread = threading.Thread(target=_work, name="lazycore-compile", daemon=True)
+        _worker.append(thread)
+        thread.start()
+    _debug(f"background compile queued: {_describe(program)}")
+
+
+def _work() -> None:
+    while True:
+        job = _jobs.get()
+        if job is None:
+            return
+        program, key, donate = job
+        try:
+            _compile(program, key, donate)
+        finally:
+            del program, job
+            with _done:
+                _in_flight.discard(key)
+                _done.notify_all()
+
+
+def _compile(program: Program, key, donate: tuple) -> None:
+    start = time.perf_counter()
+    try:
+        lowered = lower(program, donate)
+        lowered_at = time.perf_counter()
+        executable = lowered.compile()
+    except Exception as e:  # noqa: BLE001 - the interpreter keeps running the program
+        _failed[key] = e
+        metrics.inc("background_compile_failures")
+        _debug(f"background compile failed ({type(e).__name__}: {e}); stays interpreted")
+        return
+    done = time.perf_counter()
+    metrics.add_time("lower", lowered_at - start)
+    metrics.add_time("compile", done - lowered_at)
+    metrics.inc("compiles")
+    metrics.inc("background_compiles")
+    diagnostics.on_compile(program, lowered, executable, "<background compile>")  # dump dir
+    cache.store(key, executable)
+    if settings.persistent_cache_dir:
+        cache.save(cache.program_digest(program, donate), executable)
+    _debug(f"background compile done in {(done - start) * 1e3:.1f} ms: {_describe(program)};"
+           " its next run uses the executable")
+
+
+def wait_compiles(timeout: float | None = None) -> bool:
+    """Block until no background compile is queued or running; False on timeout."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with _done:
+        while _in_flight:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            _done.wait(left)
+    return True
+
+
+def threads() -> int:
+    """Threads this module runs (the runtime's donation check does not count them)."""
+    return sum(1 for t in _worker if t.is_alive())
+
+
+def reset() -> None:
+    """Forget which programs were seen (the next run of each is a first run)."""
+    wait_compiles()
+    _seen.clear()
+    _failed.clear()
+
+
+def _describe(program: Program) -> str:
+    from .lowering import graph_id
+
+    ops = len(program.nodes) - len(program.inputs)
+    return f"graph={graph_id(program):08x} ops={ops}"
+
+
+def _debug(message: str) -> None:
+    if settings.debug:
+        print(f"[lazycore] tier: {message}", file=sys.stderr)
+
+
+def _stop() -> None:
+    """At exit: drop queued compiles and let a running one finish before jax goes away."""
+    if not _worker:
+        return
+    while True:
+        try:
+            _jobs.get_nowait()
+        except queue.Empty:
+            break
+    with _done:
+        _in_flight.clear()
+    _jobs.put(None)
+    _worker[0].join(timeout=float(os.environ.get("LAZYCORE_EXIT_COMPILE_WAIT", "30")))
+
+
+atexit.register(_stop)

@@ -1,0 +1,243 @@
+"""Tiered execution (``lazycore.tiers``, ``lazycore.interpreter``): both tiers give the
+eager oracle's values, dtypes and errors, and ``tier="auto"`` switches from the
+interpreter to a background-compiled executable when a program repeats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from op_records import RECORDS, draw_inputs
+
+import lazycore as lc
+from lazycore import interpreter, ops, tiers
+from lazycore.lowering import linearize
+
+CASES = [(r, np.dtype(d)) for r in RECORDS for d in r.dtypes]
+
+
+def _id(case):
+    record, dtype = case
+    return f"{record.op}-{dtype.name}"
+
+
+@pytest.fixture
+def tier():
+    """Run a test body under a given tier; restores the setting."""
+    saved = lc.settings.tier
+
+    def use(name):
+        tiers.reset()
+        lc.cache.clear()  # an executable compiled by an earlier test would be used at once
+        lc.configure(tier=name)
+    yield use
+    tiers.wait_compiles()
+    lc.configure(tier=saved)
+
+
+@pytest.fixture(params=["compile", "interpret"])
+def each_tier(request, tier):
+    tier(request.param)
+    return request.param
+
+
+# -- both tiers, one oracle ------------------------------------------------------------
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_interpreter_matches_the_reference(case, rng, tier):
+    """Every op record (``test_ops``'s NumPy references) through the interpreter."""
+    tier("interpret")
+    record, dtype = case
+    inputs = draw_inputs(rng, record, dtype)
+    expected = np.asarray(record.ref(*inputs))
+    out = ops.OPS[record.op](*[lc.asarray(x) for x in inputs], **record.attrs)
+    got = lc.to_numpy(out)
+    assert lc.metrics.counters()["compiles"] == 0
+    assert out.shape == got.shape == expected.shape
+    want_dtype = record.ref_dtype(dtype) if record.ref_dtype else expected.dtype
+    assert got.dtype == want_dtype
+    tol = record.rtol if dtype != np.float32 else max(record.rtol, 2e-5)
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+_SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e30, -1e-30, 2.5, -3.0, 1.0])
+_KERNEL_CASES = [c for c in CASES if c[0].op in interpreter.KERNELS and c[1].kind in "fiub"]
+
+
+def _with_specials(rng, record, dtype):
+    inputs = draw_inputs(rng, record, dtype)
+    out = []
+    for x in inputs:
+        x = np.array(x)
+        if x.dtype.kind == "f" and x.size:
+            flat = x.reshape(-1)
+            picks = rng.choice(_SPECIAL, size=min(flat.size, 6))
+            flat[rng.permutation(flat.size)[:picks.size]] = picks
+        elif x.dtype.kind in "iu" and x.size and record.domain != "small_int":
+            info = np.iinfo(x.dtype)
+            flat = x.reshape(-1)
+            flat[: min(2, flat.size)] = [info.max, info.min][: min(2, flat.size)]
+        out.append(x)
+    return out
+
+
+@pytest.mark.parametrize("case", _KERNEL_CASES, ids=[_id(c) for c in _KERNEL_CASES])
+def test_numpy_kernels_agree_with_xla_on_special_values(case, rng):
+    """NaN, infinities, signed zeros, huge values and integer extremes: the NumPy kernel
+    and the op's XLA lowering give the same dtype and values."""
+    record, dtype = case
+    inputs = _with_specials(rng, record, dtype)
+    out = ops.OPS[record.op](*[lc.asarray(x) for x in inputs], **record.attrs)
+    program = linearize([out.node])
+    with np.errstate(all="ignore"):
+        by_numpy = np.asarray(interpreter.run(program, numpy_kernels=True)[0])
+        by_xla = np.asarray(interpreter.run(program, numpy_kernels=False)[0])
+    assert by_numpy.dtype == by_xla.dtype and by_numpy.shape == by_xla.shape
+    tol = max(record.rtol, 2e-5 if dtype == np.float32 else 1e-12)
+    np.testing.assert_allclose(by_numpy, by_xla, rtol=tol, atol=0, equal_nan=True)
+
+
+def test_gather_kernel_matches_xla_on_random_dimension_numbers(rng):
+    from jax import lax
+
+    for _ in range(60):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(s) for s in rng.integers(1, 5, ndim))
+        x = rng.standard_normal(shape)
+        k = int(rng.integers(1, ndim + 1))
+        index_map = tuple(int(v) for v in rng.permutation(ndim)[:k])
+        sizes = tuple(int(rng.integers(1, s + 1)) for s in shape)
+        collapsed = tuple(sorted(d for d in index_map if sizes[d] == 1 and rng.random() < .7))
+        batch = tuple(int(s) for s in rng.integers(1, 4, int(rng.integers(0, 3))))
+        indices = rng.integers(-2, 6, batch + (k,))
+        n_out = len(batch) + ndim - len(collapsed)
+        offset = tuple(sorted(int(v) for v in rng.permutation(n_out)[:ndim - len(collapsed)]))
+        attrs = dict(offset_dims=offset, collapsed_slice_dims=collapsed,
+                     start_index_map=index_map, slice_sizes=sizes)
+        want = lax.gather(x, indices, lax.GatherDimensionNumbers(
+            offset_dims=offset, collapsed_slice_dims=collapsed, start_index_map=index_map),
+            sizes, mode="clip")
+        np.testing.assert_array_equal(interpreter.KERNELS["gather"](x, indices, **attrs),
+                                      np.asarray(want))
+
+
+def test_values_and_dtypes_in_each_tier(each_tier):
+    a = lc.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    b = lc.asarray(np.arange(6, dtype=np.int32).reshape(2, 3))
+    f = ops.exp(ops.neg(a))
+    i = ops.mul(b, b)
+    s = ops.reduce_sum(f, axes=(1,))
+    c = ops.convert(i, dtype=np.float64)
+    got = [lc.to_numpy(t) for t in (f, i, s, c)]
+    assert [g.dtype for g in got] == [np.float32, np.int32, np.float32, np.float64]
+    np.testing.assert_allclose(got[0], np.exp(-np.arange(6, dtype=np.float32)).reshape(2, 3),
+                               rtol=1e-6)
+    assert got[1].tolist() == [[0, 1, 4], [9, 16, 25]]
+    np.testing.assert_allclose(got[2], got[0].sum(1), rtol=1e-6)
+    if each_tier == "interpret":
+        assert lc.metrics.counters()["compiles"] == 0
+        assert lc.metrics.counters()["interpreted_executions"] >= 1
+
+
+def test_failing_op_raises_the_same_error_in_each_tier(each_tier):
+    from lazycore.ops.registry import OPS, defop
+
+    if "test_tier_explodes" not in OPS:
+        def lower(x):
+            raise RuntimeError("injected lowering failure")
+        defop("test_tier_explodes", "test", lambda x: x, lower)
+    good = ops.add(lc.asarray(np.ones(3)), lc.asarray(np.ones(3)))
+    bad = OPS["test_tier_explodes"](lc.asarray(np.ones(3)))
+    with pytest.raises(lc.ExecutionError, match="test_tier_explodes.*injected"):
+        lc.sync()
+    np.testing.assert_allclose(lc.to_numpy(good), 2.0)
+    with pytest.raises(lc.ExecutionError):
+        lc.to_numpy(bad)
+
+
+def test_multi_output_ops_and_fills_in_each_tier(each_tier):
+    a = lc.asarray(np.array([[4.0, 1.0], [1.0, 3.0]]))
+    q, r = ops.linalg_qr(a)
+    half = lc.numeric.elementwise("mul", a, 0.5)  # a fill parameter
+    np.testing.assert_allclose(lc.to_numpy(ops.dot_general(
+        q, r, contracting=((1,), (0,)), batch=((), ()))), lc.to_numpy(a), atol=1e-12)
+    np.testing.assert_allclose(lc.to_numpy(half), [[2.0, 0.5], [0.5, 1.5]])
+
+
+def test_interpreted_outputs_own_their_buffers(tier):
+    """A reshape's NumPy result is a view of its input; the output handed to the
+    runtime is a copy, so donating one buffer later cannot change the other."""
+    tier("interpret")
+    x = lc.asarray(np.arange(4.0))
+    y = ops.reshape(x, new_sizes=(2, 2))
+    lc.sync()
+    lc.configure(tier="compile")
+    x.assign(ops.add(x, x))
+    lc.sync()
+    lc.wait()
+    assert lc.to_numpy(y).tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    assert lc.to_numpy(x).tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+# -- the switch ----------------------------------------------------------------------
+
+def test_auto_interprets_then_switches_to_the_background_compiled_executable(tier, capsys):
+    tier("auto")
+    lc.configure(debug=True)
+    try:
+        x = lc.asarray(np.ones(8, np.float32))
+        w = lc.asarray(np.full(8, 2.0, np.float32))
+        history = []
+        for step in range(5):
+            w = ops.sub(w, ops.mul(x, w))
+            w = ops.add(w, x)
+            lc.sync()
+            if step == 1:
+                assert tiers.wait_compiles(timeout=120)
+            c = lc.metrics.counters()
+            history.append((c["interpreted_executions"], c["compiles"], c["cache_hits"]))
+    finally:
+        lc.configure(debug=False)
+    # runs 1-2 interpreted (the second queues the compile), 3-5 run the executable
+    assert history == [(1, 0, 0), (2, 1, 0), (2, 1, 1), (2, 1, 2), (2, 1, 3)]
+    assert lc.metrics.counters()["background_compiles"] == 1
+    np.testing.assert_allclose(lc.to_numpy(w), 1.0)
+    err = capsys.readouterr().err
+    assert "tier: background compile queued" in err and "background compile done" in err
+
+
+def test_auto_donates_once_compiled(tier):
+    """The compile thread does not switch donation off (it traces nothing)."""
+    tier("auto")
+    for _ in range(2):
+        w = lc.asarray(np.ones(1000, np.float32))
+        w.assign(ops.add(w, lc.asarray(np.ones(1000, np.float32))))
+        lc.sync()
+    assert tiers.wait_compiles(timeout=120)
+    w = lc.asarray(np.ones(1000, np.float32))
+    old = w.node.value
+    w.assign(ops.add(w, lc.asarray(np.ones(1000, np.float32))))
+    lc.sync()
+    lc.wait()
+    assert tiers.threads() == 1 and old.is_deleted()
+    np.testing.assert_allclose(lc.to_numpy(w), 2.0)
+
+
+def test_a_failing_background_compile_keeps_the_program_interpreted(tier, monkeypatch):
+    tier("auto")
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("no compiler today")
+
+    monkeypatch.setattr(tiers, "lower", refuse)
+    x = lc.asarray(np.arange(3.0))
+    for _ in range(4):
+        y = ops.mul(x, x)
+        assert lc.to_numpy(y).tolist() == [0.0, 1.0, 4.0]
+        tiers.wait_compiles(timeout=60)
+    c = lc.metrics.counters()
+    assert c["background_compile_failures"] == 1 and c["interpreted_executions"] == 4
+
+
+def test_tier_setting_is_checked():
+    with pytest.raises(ValueError, match="tier"):
+        lc.configure(tier="fastest")
