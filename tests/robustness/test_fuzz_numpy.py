@@ -35,6 +35,16 @@ def _set_mask(d, s):
     d[d > 0] = 0
 
 
+def _mask_iadd(d, s):
+    _writable(d)
+    d[d < 0] += 1.5 if d.dtype.kind == "f" else 1
+
+
+def _set_tail(d, s):
+    _writable(d)
+    d[1:] = s.mean()
+
+
 NUMPY = Frontend(
     name="numpy",
     to_eager=lambda a: a,
@@ -46,15 +56,13 @@ NUMPY = Frontend(
         "sqrt_abs": lambda x: np.sqrt(np.abs(x)), "log1p_abs": lambda x: np.log1p(np.abs(x)),
         "sin": np.sin, "floor": np.floor, "scale": lambda x: x * 2.5, "shift": lambda x: x + 1,
         "rsub": lambda x: 3 - x, "sum0": lambda x: x.sum(0), "mean_last": lambda x: x.mean(-1),
-        # views are copied: lazy_numpy's setitem is a functional update, so NumPy's view
-        # aliasing (a write through one name seen through another) is not reproduced
-        "T": lambda x: x.T.copy(), "cumsum": lambda x: np.cumsum(x, 0),
+        "cumsum": lambda x: np.cumsum(x, 0),
         "clip": lambda x: np.clip(x, -0.5, 0.5), "max_last": lambda x: np.max(x, -1),
         "sort": lambda x: np.sort(x, -1), "mask": lambda x: x[x > 0],
         "astype_i": lambda x: x.astype(np.int32), "square": np.square,
-        "flip": lambda x: np.flip(x, 0).copy(), "std": lambda x: x.std(),
+        "std": lambda x: x.std(),
         "argmax": lambda x: np.argmax(x, -1), "floordiv": lambda x: x // 2,
-        "mod": lambda x: x % 3, "expand": lambda x: x[None, ..., None].copy(),
+        "mod": lambda x: x % 3,
     },
     binary={
         "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
@@ -63,7 +71,13 @@ NUMPY = Frontend(
         "concat": lambda a, b: np.concatenate([a, b], 0), "less": np.less,
         "hypot": np.hypot, "stack": lambda a, b: np.stack([a, b]),
     },
-    inplace={"iadd": _iadd, "imul": _imul, "set_row": _set_row, "set_mask": _set_mask},
+    inplace={"iadd": _iadd, "imul": _imul, "set_row": _set_row, "set_mask": _set_mask,
+             "mask_iadd": _mask_iadd, "set_tail": _set_tail},
+    # NumPy views: a later in-place op on one name must show through the others
+    views={"T": lambda x: x.T, "tail": lambda x: x[1:], "strided": lambda x: x[::2],
+           "ravel": np.ravel, "row": lambda x: x[0] if np.ndim(x) > 1 else x[::-1],
+           "flip": lambda x: np.flip(x, 0), "expand": lambda x: x[None, ..., None],
+           "swap": lambda x: np.swapaxes(x, 0, -1), "split": lambda x: np.split(x, 1)[0]},
     truth=bool,
     reduce_for_if=Reducer(lambda x: x.sum() > 0, lambda x: x.sum()),
     dtypes=(np.float64, np.float64, np.float32, np.int64),
