@@ -109,6 +109,13 @@ def _int_cases(arity, zero_divisor):
     return out
 
 
+def _negative_zero_x(x, *_):
+    """TF's xlogy/xlog1py give ``-0.0`` for ``x == -0.0`` in their vectorized loop and
+    ``+0.0`` in the scalar tail (``xlogy(-0., 1.)`` is ``-0.`` in a 16-element tensor,
+    ``+0.`` in a 3-element one): the sign of that zero is not defined by eager TF."""
+    return (x == 0) & np.signbit(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+
+
 DIVISION = tuple(_float_cases(2) + _int_cases(2, zero_divisor=True))
 RECORDS = [
     Record("floor_divide", {
@@ -143,6 +150,15 @@ RECORDS = [
     Record("trunc", {"numpy": {"np.trunc": np.trunc},
                      "torch": {"torch.trunc": torch.trunc, "torch.fix": torch.fix}},
            tuple(_float_cases(1) + _int_cases(1, zero_divisor=False))),
+    Record("xlogy", {"torch": {"torch.xlogy": torch.xlogy,
+                               "torch.special.xlogy": torch.special.xlogy},
+                     "tf": {"tf.math.xlogy": tf.math.xlogy}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)), rtol=1e-6,
+           undefined={"tf": _negative_zero_x}),
+    Record("xlog1py", {"torch": {"torch.special.xlog1py": torch.special.xlog1py},
+                       "tf": {"tf.math.xlog1py": tf.math.xlog1py}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)), rtol=1e-6,
+           undefined={"tf": _negative_zero_x}),
     Record("logaddexp", {"numpy": {"np.logaddexp": np.logaddexp},
                          "torch": {"torch.logaddexp": torch.logaddexp}},
            tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)), rtol=1e-6, atol_eps=2),

@@ -249,16 +249,14 @@ def _xdivy(a, b):
     return _zero_where(ops.eq(a, _full(a, 0)), ops.div(a, b), a)
 
 
-@binary("math.xlogy", lowers_to="log, mul, select", kernel=True)
+@binary("math.xlogy", lowers_to="xlogy (composite)", kernel=True)
 def _xlogy(a, b):
-    require(a, INEXACT, "xlogy")
-    return _zero_where(ops.eq(a, _full(a, 0)), ops.mul(a, ops.log(b)), a)
+    return num.xlogy(require(a, INEXACT, "xlogy"), b, zero_x_masks_nan=True)
 
 
-@binary("math.xlog1py", lowers_to="log1p, mul, select", kernel=True)
+@binary("math.xlog1py", lowers_to="xlog1py (composite)", kernel=True)
 def _xlog1py(a, b):
-    require(a, INEXACT, "xlog1py")
-    return _zero_where(ops.eq(a, _full(a, 0)), ops.mul(a, ops.log1p(b)), a)
+    return num.xlog1py(require(a, INEXACT, "xlog1py"), b, zero_x_masks_nan=True)
 
 
 @binary("math.scalar_mul", lowers_to="mul")

@@ -31,6 +31,8 @@ from .composites.elementwise import (
     signbit,
     trunc,
     trunc_divide,
+    xlog1py,
+    xlogy,
 )
 from .composites.indexing import (
     gather_points,

@@ -483,10 +483,12 @@ def copysign(x, y):
 
 @lower("xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self", "special_xlogy.default")
 def xlogy(x, y):
-    a, b = promote([x, y], INT_TO_FLOAT)
-    out = ops.mul(a, ops.log(b))
-    out = ops.select(ops.eq(a, full_like(a, 0)), full_like(a, 0), out)
-    return ops.select(ops.ne(b, b), b, out)
+    return num.xlogy(*promote([x, y], INT_TO_FLOAT))
+
+
+@lower("special_xlog1py.default")
+def xlog1py(x, y):
+    return num.xlog1py(*promote([x, y], INT_TO_FLOAT))
 
 
 @lower("logaddexp.default")

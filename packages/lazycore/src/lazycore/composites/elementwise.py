@@ -97,6 +97,23 @@ def logaddexp2(x: Tensor, y: Tensor) -> Tensor:
     return _logaddexp(x, y, ops.exp2, lambda t: ops.mul(ops.log1p(t), _like(t, inv_ln2)), 1.0)
 
 
+def xlogy(x: Tensor, y: Tensor, *, zero_x_masks_nan: bool = False) -> Tensor:
+    """``x * log(y)``, 0 where ``x == 0`` (so ``xlogy(0, 0) == 0``). A NaN ``y`` gives NaN
+    even where ``x == 0`` unless ``zero_x_masks_nan`` (TensorFlow: 0 there)."""
+    return _x_times(x, y, ops.log, zero_x_masks_nan)
+
+
+def xlog1py(x: Tensor, y: Tensor, *, zero_x_masks_nan: bool = False) -> Tensor:
+    """``x * log1p(y)``, 0 where ``x == 0``; NaN ``y`` as in ``xlogy``."""
+    return _x_times(x, y, ops.log1p, zero_x_masks_nan)
+
+
+def _x_times(x, y, log, zero_x_masks_nan):
+    zero = _like(x, 0)
+    out = ops.select(ops.eq(x, zero), zero, ops.mul(x, log(y)))
+    return out if zero_x_masks_nan else ops.select(_is_nan(y), y, out)
+
+
 def _logaddexp(x, y, exp, log1p, same_term):
     diff = ops.sub(x, y)
     big = ops.select(ops.gt(diff, _like(diff, 0)), x, y)
