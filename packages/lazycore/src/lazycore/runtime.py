@@ -170,7 +170,7 @@ def _run(targets, full: bool, cause: str):
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
     donate = (_donatable(program, targets)
-              if full and settings.donate and threading.active_count() - tiers.threads() == 1
+              if full and settings.donate and threading.active_count() - tiers.threads() - loader_threads() == 1
               and not _holds
               and not diagnostics.verifying()  # verify re-reads the inputs after the run
               else ())
@@ -195,17 +195,23 @@ def _run(targets, full: bool, cause: str):
                              op=getattr(e, "lazy_op", None)) from e
     metrics.add_time("execute", time.perf_counter() - start)
     metrics.inc("executions")
+    if diagnostics.verifying():  # lc.verify(): the op-by-op eager check of this program
+        diagnostics.verify_program(program, outputs, site, cause)
     # each output's aval is its root's (the rules and lowerings agree: tests/core checks
     # every op), so no jax.Array shape/dtype queries here
     results = {id(r): Node("data", (), (), r.aval, o)
                for r, o in zip(roots, outputs, strict=True)}
-    if diagnostics.verifying():  # lc.verify(): the op-by-op eager check of this program
-        diagnostics.verify_program(program, outputs, site, cause)
     new_nodes = [results[id(t.node)] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node
     checks.verify(batch, outputs, roots, targets)
     return outputs
+
+
+def loader_threads() -> int:
+    """``DeviceLoader`` threads: they only copy fresh host batches to the device (no
+    tracing on top of a buffer a program could consume), so they allow donation."""
+    return sum(1 for t in threading.enumerate() if t.name == "lazycore-device-loader")
 
 
 def _creation_order(tensor) -> int:
@@ -306,11 +312,11 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
     metrics.add_time("lower", lowered_at - start)
     metrics.add_time("compile", done - lowered_at)
     metrics.inc("compiles")
+    diagnostics.on_compile(program, lowered, executable, site)  # LAZYCORE_DUMP_DIR
     cache.store(key, executable)
     if digest is not None:
         cache.save(digest, executable)
     _log(cause, site, program, f"compiled in {(done - start) * 1e3:.1f} ms ({reason})", reason)
-    diagnostics.on_compile(program, lowered, executable, site)  # LAZYCORE_DUMP_DIR
     return executable
 
 
@@ -396,11 +402,11 @@ def to_numpy(tensor, cause: str | None = None) -> np.ndarray:
 
 def to_numpy_many(tensors, cause: str | None = None) -> list[np.ndarray]:
     """Host copies of several values with one sync for all pending ones."""
+    cause = diagnostics.observed_cause(cause)
     pending = [t for t in tensors if t.node.op not in LEAF_OPS]
     if pending:
         sync(pending, cause=cause)
     return [to_numpy(t, cause) for t in tensors]
-    cause = diagnostics.observed_cause(cause)
 
 
 # -- fallback ----------------------------------------------------------------------
