@@ -10,21 +10,41 @@ tracing pays nothing.
 
 from __future__ import annotations
 
+import sys
 import weakref
 
-from . import trace
+from . import runtime, trace
 from .config import settings
 from .ops import registry
 
-_sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Node -> "file:line"
+_sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Node -> (file, line)
 _plain_call = trace.call
+_internal: dict = {}       # code object -> recorded inside lazycore or a frontend?
+_paths_seen = [0]          # len(runtime._internal_paths) when _internal was filled
+
+
+def _user_frame():
+    """(file, line) of the first frame outside the internal paths (``runtime._call_site``
+    with a per-code-object memo: a few hundred ns instead of a string scan per frame)."""
+    paths = runtime._internal_paths
+    if len(paths) != _paths_seen[0]:  # a frontend registered its path since
+        _internal.clear()
+        _paths_seen[0] = len(paths)
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        inside = _internal.get(code)
+        if inside is None:
+            inside = _internal[code] = any(code.co_filename.startswith(p) for p in paths)
+        if not inside:
+            return code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "<unknown>", 0
 
 
 def _recording_call(op, *operands, **attrs):
     out = _plain_call(op, *operands, **attrs)
-    from .runtime import _call_site
-
-    site = _call_site()
+    site = _user_frame()
     for t in out if isinstance(out, tuple) else (out,):
         node = t.node
         _sites[node] = site
@@ -45,9 +65,10 @@ def update() -> None:
 def site_of(node) -> str | None:
     """The user's ``file:line`` that recorded ``node`` (None when not recorded)."""
     try:
-        return _sites.get(node)
+        site = _sites.get(node)
     except TypeError:  # not weak-referenceable
         return None
+    return None if site is None else f"{site[0]}:{site[1]}"
 
 
 update()
