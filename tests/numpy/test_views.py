@@ -378,3 +378,25 @@ def test_selection_under_another_mask_is_numpy():
     with pytest.raises(ValueError):
         _other_mask(lnp, x)
     assert_same(x, np.array([-1.0, 2.0, -3.0, 4.0, 5.0]))  # unchanged after the error
+
+
+def test_element_writes_in_a_loop_are_one_scatter():
+    """Heat diffusion's initial condition (``u0[i, j] = Thot`` in a double loop): one
+    scatter of every position written, later writes winning, values as NumPy casts them."""
+    e = np.zeros((12, 12))
+    a = lnp.zeros((12, 12))
+    for u in (e, a):
+        for i in range(12):
+            for j in range(12):
+                if (i - 6) ** 2 + (j - 6) ** 2 < 16:
+                    u[i, j] = 700.0
+        u[6, -1] = 1.5
+        u[6, -1] = 2.5
+        u[np.int64(0), 0] = True
+    assert a._t.node.op == "reshape" and a._t.node.operands[0].op == "scatter"
+    assert_same(a, e)
+    i = lnp.zeros(3, dtype=np.int8)
+    with pytest.raises(OverflowError):
+        i[0] = 300
+    with pytest.raises(IndexError):
+        a[12, 0] = 1.0

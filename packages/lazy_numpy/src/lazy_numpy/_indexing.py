@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import lazycore as lc
+from lazycore.composites.indexing import write_element as element_write
 from lazycore.views import is_basic_key, same_value
 
 from . import _operators, _views
@@ -262,6 +263,15 @@ def setitem(a: LazyArray, key, value) -> None:
             v = lc.numeric.broadcast_to(v, a.shape)
             a._t = lc.ops.select(_full_mask(mask._t, a.shape), v, a._t)
             return
+    if (isinstance(value, bool | int | float) and isinstance(key, tuple) and
+            len(key) == a.ndim and all(_is_int(k) for k in key)):
+        host = np.asarray(value, dtype=a.dtype)[()]  # OverflowError as NumPy
+        a._t = element_write(a._t, key, host)  # ``u[i, j] = T`` in a loop: one scatter
+        return
     v = _value_tensor(a, value)
     k = core_key(key, a._t)
     a._t = lc.numeric.setitem(a._t, k, v)
+
+
+def _is_int(k) -> bool:
+    return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)

@@ -10,12 +10,14 @@ that syncs (counted as ``sync::data_dependent``).
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import ops
 from ..errors import IndexOutOfRange, ShapeError
 from ..tensor import Tensor
-from ..trace import scalar
+from ..trace import constant, filled, scalar
 from .broadcasting import broadcast_shapes, broadcast_to, cast, full
 
 
@@ -376,3 +378,52 @@ def _basic_region(x: Tensor, key):
             starts.append(i % size)
             sizes.append(1)
     return starts, tuple(sizes), tuple(shape)
+
+
+# -- element writes -------------------------------------------------------------------------
+
+# id(result node) -> (weakref to it, the node before the run of element writes,
+# {flat position: value written})
+_ELEMENT_WRITES: dict = {}
+_PARAM_VALUES = 8  # up to this many different values stay parameters (no recompiles)
+
+
+def write_element(x: Tensor, index: tuple, value) -> Tensor:
+    """``x`` with one element (``index``: one int per axis) set to the host scalar
+    ``value``. Consecutive element writes to the same value (``u0[i, j] = T`` in a
+    Python loop) coalesce into one scatter of all the positions written so far, from the
+    value before the first: the graph stays one scatter instead of a chain of thousands
+    of updates that XLA takes minutes to compile. Positions are baked (the loop's
+    structure); the values are parameters (a new value does not recompile) when they
+    are all equal or few, else one baked table. A later write to a position wins."""
+    flat = 0
+    for d, (i, size) in enumerate(zip(index, x.shape, strict=True)):
+        i = int(i)
+        if not -size <= i < size:
+            raise IndexOutOfRange(f"index {i} is out of bounds for axis {d} with size {size}",
+                                  op="setitem")
+        flat = flat * size + i % size
+    entry = _ELEMENT_WRITES.pop(id(x.node), None)
+    if entry is not None and entry[0]() is x.node:
+        base, writes = Tensor(entry[1]), dict(entry[2])
+    else:
+        base, writes = x, {}
+    writes[flat] = value
+    n = len(writes)
+    table = np.array(list(writes.values()), dtype=x.dtype)
+    if (table == table[0]).all() or (table != table).all():
+        values = filled(table[0], x.dtype, (n,))
+    elif n <= _PARAM_VALUES:
+        values = ops.concatenate(*[filled(v, x.dtype, (1,)) for v in table], dimension=0)
+    else:
+        values = constant(table)
+    positions = constant(np.fromiter(writes, dtype=np.int64, count=n).reshape(n, 1))
+    out = ops.scatter(ops.reshape(base, new_sizes=(base.size,)), positions, values,
+                      update_window_dims=(), inserted_window_dims=(0,),
+                      scatter_dims_to_operand_dims=(0,), mode="fill")
+    out = ops.reshape(out, new_sizes=x.shape)
+    if len(_ELEMENT_WRITES) > 256:
+        _ELEMENT_WRITES.clear()
+    # the base as a node, not a handle: a handle would be a live value every sync computes
+    _ELEMENT_WRITES[id(out.node)] = (weakref.ref(out.node), base.node, writes)
+    return out
