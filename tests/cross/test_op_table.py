@@ -119,10 +119,13 @@ def _negative_zero_x(x, *_):
 DIVISION = tuple(_float_cases(2) + _int_cases(2, zero_divisor=True))
 RECORDS = [
     Record("floor_divide", {
-        "numpy": {"np.floor_divide": np.floor_divide, "a // b": lambda a, b: a // b},
+        "numpy": {"np.floor_divide": np.floor_divide, "a // b": lambda a, b: a // b,
+                  "a // 0": lambda a, b: a // 0},
         "torch": {"torch.floor_divide": torch.floor_divide, "a // b": lambda a, b: a // b,
-                  "torch.div(floor)": lambda a, b: torch.div(a, b, rounding_mode="floor")},
-        "tf": {"tf.math.floordiv": tf.math.floordiv, "a // b": lambda a, b: a // b},
+                  "torch.div(floor)": lambda a, b: torch.div(a, b, rounding_mode="floor"),
+                  "a // 0": lambda a, b: a // 0},
+        "tf": {"tf.math.floordiv": tf.math.floordiv, "a // b": lambda a, b: a // b,
+               "a // 0": lambda a, b: a // 0},
     }, DIVISION),
     Record("floor_mod", {
         "numpy": {"np.remainder": np.remainder, "a % b": lambda a, b: a % b},
@@ -266,6 +269,25 @@ def test_lazy_matches_eager(record, framework, fn, case):
     _assert_same(got, want, record, where)
     assert lc.metrics.counters().get("fallbacks", 0) == before, \
         f"{where}: computed by an eager fallback, not the composite"
+
+
+def test_integer_division_by_zero_is_a_data_check_not_a_sync():
+    """A lazy zero divisor is found inside the next program (no sync at the call); the
+    error is PyTorch's, and a value of the same program that does not depend on the
+    division keeps its value."""
+    d = lazy_torch.device()
+    x = torch.tensor([7, -7]).to(d)
+    y = torch.tensor([0, 2]).to(d)
+    lc.sync()
+    lc.metrics.reset()
+    q = x // y
+    unrelated = x * 3
+    assert lc.metrics.counters().get("executions", 0) == 0
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        q.cpu()
+    assert unrelated.cpu().tolist() == [21, -21]
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        q.cpu()  # the failed value keeps failing
 
 
 def test_every_elementwise_composite_has_a_record():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import tensorflow as tf
 
 import lazycore as lc
 
@@ -179,10 +180,19 @@ binary("math.truediv", lowers_to="div (+convert for integers)", kernel=True)(tru
 binary("math.divide", lowers_to="div (+convert for integers)", kernel=True)(truediv_core)
 
 
-# TF's kernels: integer division by zero is an error (ZeroDivisionError here; the
-# dispatcher lets TF raise its own), float floordiv is floor(a / b), a zero remainder
-# keeps fmod's (the dividend's) sign.
-_DIVISION = {"int_div_by_zero": "raise", "float_floor": "floor", "zero_remainder": "dividend"}
+def _tf_error(error_class):
+    return lambda message: error_class(None, None, message)
+
+
+# TF's kernels: integer division by zero is an error (InvalidArgumentError from
+# FloorDiv/FloorMod, InternalError from TruncateDiv/TruncateMod; at the call for a
+# host divisor, else at the next barrier), float floordiv is floor(a / b), a zero
+# remainder keeps fmod's (the dividend's) sign.
+_DIVISION = {"int_div_by_zero": "raise", "float_floor": "floor", "zero_remainder": "dividend",
+             "error_type": _tf_error(tf.errors.InvalidArgumentError),
+             "error_message": "Integer division by zero"}
+_TRUNCATED = {"int_div_by_zero": "raise", "error_type": _tf_error(tf.errors.InternalError),
+              "error_message": "Integer division by zero"}
 
 
 @binary("math.floordiv", lowers_to="floor_divide (composite)", kernel=True)
@@ -207,12 +217,12 @@ def _floormod(a, b):
 
 @binary("truncatediv", lowers_to="trunc_divide (composite)", kernel=True)
 def _truncatediv(a, b):
-    return num.trunc_divide(require(a, NUMERIC, "truncatediv"), b, int_div_by_zero="raise")
+    return num.trunc_divide(require(a, NUMERIC, "truncatediv"), b, **_TRUNCATED)
 
 
 @binary("truncatemod", lowers_to="fmod (composite)", kernel=True)
 def _truncatemod(a, b):
-    return num.fmod(require(a, _truncatemod_dtype, "truncatemod"), b, int_div_by_zero="raise")
+    return num.fmod(require(a, _truncatemod_dtype, "truncatemod"), b, **_TRUNCATED)
 
 
 def _truncatemod_dtype(dtype) -> bool:

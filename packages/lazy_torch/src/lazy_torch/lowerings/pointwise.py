@@ -238,11 +238,10 @@ _KERNEL_DTYPE_NAMES = {D.bool_: "Bool", D.uint8: "Byte", D.int8: "Char", D.int16
 
 
 def _int_division(composite, a, b, **flags):
-    """``composite`` with PyTorch's integer division by zero: ``RuntimeError``."""
-    try:
-        return composite(a, b, int_div_by_zero="raise", **flags)
-    except ZeroDivisionError:
-        raise RuntimeError("ZeroDivisionError") from None
+    """``composite`` with PyTorch's integer division by zero: ``RuntimeError`` (at the
+    call for a Python divisor, else at the next barrier: a data check)."""
+    return composite(a, b, int_div_by_zero="raise", error_type=RuntimeError,
+                     error_message="ZeroDivisionError", **flags)
 
 
 def _division_operands(x, y, kernel):

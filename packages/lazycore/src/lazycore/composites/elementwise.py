@@ -10,9 +10,11 @@ remainder takes the divisor's sign); the primitives ``div``/``rem`` truncate tow
 zero (C semantics). Flags:
 
 * ``int_div_by_zero``: ``"zero"`` -- quotient and remainder are 0 (NumPy, which warns);
-  ``"raise"`` -- ``ZeroDivisionError`` at the call (PyTorch on CPU, TensorFlow). The
-  check reads a host divisor directly and syncs a lazy one (a counted data-dependent
-  sync), so no integer division by zero ever yields XLA's arbitrary value silently.
+  ``"raise"`` -- an error (PyTorch on CPU, TensorFlow): ``error_type(error_message)``
+  at the call for a host-known divisor (a Python scalar, a constant), else a pending
+  data check (``lazycore.checks``) raised at the next barrier, naming the op and the
+  user's line -- no sync per division; values computed from the division fail too.
+  No integer division by zero ever yields XLA's arbitrary value silently.
 * ``float_floor``: ``"divmod"`` -- the quotient is derived from ``fmod`` and corrected
   (CPython's and NumPy's ``divmod``, PyTorch: ``1 // 0.1 == 9``, ``inf // 3`` is NaN);
   ``"floor"`` -- ``floor(x / y)`` (TensorFlow: ``1 // 0.1 == 10``, ``inf // 3 == inf``).
@@ -26,12 +28,13 @@ import math
 
 import numpy as np
 
-from .. import metrics, ops, runtime
+from .. import checks, ops
 from ..dtypes import is_bool, is_complex, is_floating, is_integer, is_unsigned
 from ..errors import DTypeError
 from ..ir import host_value
 from ..tensor import Tensor
 from .broadcasting import full
+from .reductions import any as any_
 
 _INT_OF_WIDTH = {2: np.int16, 4: np.int32, 8: np.int64}
 _HOST_LEAVES = frozenset({"param", "const"})
@@ -130,32 +133,39 @@ _ZERO_REMAINDER = ("divisor", "dividend")
 
 
 def floor_divmod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
-                 float_floor: str = "divmod", zero_remainder: str = "divisor"):
+                 float_floor: str = "divmod", zero_remainder: str = "divisor",
+                 error_type=ZeroDivisionError, error_message: str = "integer division by zero"):
     """``(x // y, x % y)`` rounding toward negative infinity (flags: module docstring)."""
     _check_flags(int_div_by_zero, float_floor, zero_remainder, x)
     if is_floating(x.dtype):
         return (_float_floor_divide(x, y, float_floor),
                 _float_floor_mod(x, y, zero_remainder))
-    y = _int_divisor(y, int_div_by_zero)
-    return _int_floor_divide(x, y), _int_floor_mod(x, y)
+    return _int_division(lambda a, b: (_int_floor_divide(a, b), _int_floor_mod(a, b)),
+                         x, y, int_div_by_zero, error_type, error_message, "floor_divmod")
 
 
 def floor_divide(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
-                 float_floor: str = "divmod", zero_remainder: str = "divisor") -> Tensor:
+                 float_floor: str = "divmod", zero_remainder: str = "divisor",
+                 error_type=ZeroDivisionError,
+                 error_message: str = "integer division by zero") -> Tensor:
     """``x // y`` (flags: module docstring; ``zero_remainder`` is accepted for symmetry)."""
     _check_flags(int_div_by_zero, float_floor, zero_remainder, x)
     if is_floating(x.dtype):
         return _float_floor_divide(x, y, float_floor)
-    return _int_floor_divide(x, _int_divisor(y, int_div_by_zero))
+    return _int_division(lambda a, b: (_int_floor_divide(a, b),), x, y, int_div_by_zero,
+                         error_type, error_message, "floor_divide")[0]
 
 
 def floor_mod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
-              float_floor: str = "divmod", zero_remainder: str = "divisor") -> Tensor:
+              float_floor: str = "divmod", zero_remainder: str = "divisor",
+              error_type=ZeroDivisionError,
+              error_message: str = "integer division by zero") -> Tensor:
     """``x % y`` with the divisor's sign (flags: module docstring)."""
     _check_flags(int_div_by_zero, float_floor, zero_remainder, x)
     if is_floating(x.dtype):
         return _float_floor_mod(x, y, zero_remainder)
-    return _int_floor_mod(x, _int_divisor(y, int_div_by_zero))
+    return _int_division(lambda a, b: (_int_floor_mod(a, b),), x, y, int_div_by_zero,
+                         error_type, error_message, "floor_mod")[0]
 
 
 def _check_flags(int_div_by_zero, float_floor, zero_remainder, x: Tensor) -> None:
@@ -168,43 +178,37 @@ def _check_flags(int_div_by_zero, float_floor, zero_remainder, x: Tensor) -> Non
             raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
-def _int_divisor(y: Tensor, int_div_by_zero: str):
-    """``(divisor safe to divide by, mask of zero divisors or None)``."""
-    if int_div_by_zero == "raise":
-        _raise_on_zero(y)
-        return y, None
+def _int_division(compute, x: Tensor, y: Tensor, int_div_by_zero: str, error_type,
+                  error_message: str, op: str) -> tuple:
+    """``compute(x, divisor)`` with zero divisors replaced by 1 (XLA's value for them is
+    arbitrary), then per ``int_div_by_zero``: 0 there, or the error."""
+    if int_div_by_zero == "raise" and y.node.op in _HOST_LEAVES:
+        if np.any(host_value(y.node) == 0):
+            raise error_type(error_message)
+        return compute(x, y)
     is_zero = ops.eq(y, _like(y, 0))
-    return ops.select(is_zero, _like(y, 1), y), is_zero
+    results = compute(x, ops.select(is_zero, _like(y, 1), y))
+    if int_div_by_zero == "raise":
+        checks.require(any_(is_zero), error_type, error_message, op=op, guards=results)
+        return results
+    return tuple(ops.select(is_zero, _like(r, 0), r) for r in results)
 
 
-def _raise_on_zero(y: Tensor) -> None:
-    if y.node.op in _HOST_LEAVES:
-        has_zero = bool(np.any(host_value(y.node) == 0))
-    else:
-        any_zero = ops.reduce_or(ops.eq(y, _like(y, 0)), axes=tuple(range(y.ndim)))
-        metrics.inc("data_dependent_syncs")
-        has_zero = bool(runtime.to_numpy_many([any_zero], cause="data_dependent")[0])
-    if has_zero:
-        raise ZeroDivisionError("integer division by zero")
-
-
-def _int_floor_divide(x: Tensor, divisor) -> Tensor:
-    y, is_zero = divisor
+def _int_floor_divide(x: Tensor, y: Tensor) -> Tensor:
     q = ops.div(x, y)  # truncates toward zero; XLA: INT_MIN / -1 == INT_MIN
-    if not is_unsigned(x.dtype) and not is_bool(x.dtype):
-        r = ops.rem(x, y)
-        fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
-        q = ops.select(fix, ops.sub(q, _like(q, 1)), q)
-    return q if is_zero is None else ops.select(is_zero, _like(q, 0), q)
-
-
-def _int_floor_mod(x: Tensor, divisor) -> Tensor:
-    y, is_zero = divisor
+    if is_unsigned(x.dtype) or is_bool(x.dtype):
+        return q
     r = ops.rem(x, y)
-    if not is_unsigned(x.dtype) and not is_bool(x.dtype):
-        fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
-        r = ops.select(fix, ops.add(r, y), r)
-    return r if is_zero is None else ops.select(is_zero, _like(r, 0), r)
+    fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
+    return ops.select(fix, ops.sub(q, _like(q, 1)), q)
+
+
+def _int_floor_mod(x: Tensor, y: Tensor) -> Tensor:
+    r = ops.rem(x, y)
+    if is_unsigned(x.dtype) or is_bool(x.dtype):
+        return r
+    fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
+    return ops.select(fix, ops.add(r, y), r)
 
 
 def _float_floor_divide(x: Tensor, y: Tensor, float_floor: str) -> Tensor:
@@ -234,22 +238,23 @@ def _float_floor_mod(x: Tensor, y: Tensor, zero_remainder: str) -> Tensor:
 
 # -- truncating division -------------------------------------------------------------------
 
-def trunc_divide(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero") -> Tensor:
+def trunc_divide(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
+                 error_type=ZeroDivisionError,
+                 error_message: str = "integer division by zero") -> Tensor:
     """``x / y`` rounded toward zero (C's integer division); floats: ``trunc(x / y)``."""
     _check_flags(int_div_by_zero, "divmod", "divisor", x)
     if is_floating(x.dtype):
         return trunc(ops.div(x, y))
-    y, is_zero = _int_divisor(y, int_div_by_zero)
-    q = ops.div(x, y)
-    return q if is_zero is None else ops.select(is_zero, _like(q, 0), q)
+    return _int_division(lambda a, b: (ops.div(a, b),), x, y, int_div_by_zero, error_type,
+                         error_message, "trunc_divide")[0]
 
 
-def fmod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero") -> Tensor:
+def fmod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
+         error_type=ZeroDivisionError, error_message: str = "integer division by zero") -> Tensor:
     """C's ``fmod``: the remainder takes the dividend's sign (``rem``), integer division
     by zero per ``int_div_by_zero``."""
     _check_flags(int_div_by_zero, "divmod", "divisor", x)
     if is_floating(x.dtype):
         return ops.rem(x, y)
-    y, is_zero = _int_divisor(y, int_div_by_zero)
-    r = ops.rem(x, y)
-    return r if is_zero is None else ops.select(is_zero, _like(r, 0), r)
+    return _int_division(lambda a, b: (ops.rem(a, b),), x, y, int_div_by_zero, error_type,
+                         error_message, "fmod")[0]
