@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 import lazycore as lc
-from lazycore.composites.indexing import write_element as element_write
 from lazycore.views import is_basic_key, same_value
 
 from . import _operators, _views
@@ -266,7 +265,7 @@ def setitem(a: LazyArray, key, value) -> None:
     if (isinstance(value, bool | int | float) and isinstance(key, tuple) and
             len(key) == a.ndim and all(_is_int(k) for k in key)):
         host = np.asarray(value, dtype=a.dtype)[()]  # OverflowError as NumPy
-        a._t = element_write(a._t, key, host)  # ``u[i, j] = T`` in a loop: one scatter
+        a._t = lc.numeric.write_element(a._t, key, host)  # ``u[i, j] = T`` in a loop: one scatter
         return
     v = _value_tensor(a, value)
     k = core_key(key, a._t)

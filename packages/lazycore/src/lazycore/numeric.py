@@ -41,6 +41,7 @@ from .composites.indexing import (
     setitem,
     take,
     take_along_axis,
+    write_element,
 )
 from .composites.linalg import einsum, matmul, tensordot
 from .composites.manipulation import (
