@@ -80,6 +80,35 @@ def test_an_injected_wrong_lowering_is_named_with_its_line(wrong_tanh):
     assert lc.verify.reports() == [m]
 
 
+def test_a_wrong_lowering_everywhere_is_caught_by_the_numpy_reference(monkeypatch):
+    """The lowering itself is wrong (compiled and eager jax agree on the wrong value):
+    the op's independent NumPy kernel is the reference."""
+    good = OPS["tanh"]
+    monkeypatch.setitem(OPS, "tanh", dataclasses.replace(good, lower=lambda x: good.lower(x) + 0.5))
+    x = lc.asarray(np.linspace(-1, 1, 5))
+    with lc.verify():
+        y = ops.tanh(ops.mul(x, x)); line = _line()  # noqa: E702
+        with pytest.raises(lc.VerifyError) as info:
+            lc.to_numpy(y)
+    assert info.value.mismatch.op == "tanh" and info.value.site == f"{__file__}:{line}"
+    np.testing.assert_allclose(info.value.mismatch.expected, np.tanh(np.linspace(-1, 1, 5) ** 2))
+
+
+def test_no_false_alarm_on_reductions_that_cancel_and_mixed_dtypes(rng):
+    """float32 sums whose terms cancel, a matmul, casts, integer ops and a softmax verify
+    clean: tolerances scale with the magnitudes that flowed in."""
+    big = rng.standard_normal((64, 257)).astype(np.float32) * 1e4
+    x = lc.asarray(np.concatenate([big, -big[:, ::-1]], axis=1))
+    i = lc.asarray(rng.integers(-50, 50, (8, 8)))
+    with lc.verify():
+        s = nm.sum(x, axis=1)
+        m = nm.matmul(x, nm.transpose(x))
+        k = nm.sum(ops.mul(i, i), axis=0)
+        p = nm.softmax(nm.elementwise("mul", nm.cast(m, np.float32), 1e-9), axis=-1)
+        lc.to_numpy_many([s, m, k, p])
+    assert lc.verify.reports() == []
+
+
 def test_warn_keeps_the_compiled_values(wrong_tanh):
     x = lc.asarray(np.zeros(3) + 0.5)
     with lc.verify(action="warn"), warnings.catch_warnings(record=True) as caught:

@@ -1,13 +1,19 @@
 """``lc.verify()`` / ``LAZYCORE_VERIFY=1``: check every compiled program op by op.
 
-Each program a sync runs is evaluated a second time, one op at a time, eagerly
-(each op's ``jax.lax`` lowering dispatched on its own: no fusion, no packing of
-parameters, no buffer donation) on the same inputs. When an output differs beyond
-its dtype's tolerance, every intermediate of the compiled path is computed and each
-op is re-run eagerly on the compiled values of its operands: the first op whose
-compiled result differs is reported with the ``file:line`` that recorded it and both
-values, as ``VerifyError`` (or a warning: ``verify(action="warn")``). Reports are
-kept in ``reports()``.
+Each program a sync runs is evaluated a second time, one op at a time, eagerly, on
+the same inputs: each op through an independent NumPy kernel where the interpreter
+tier has one whose semantics are XLA's (``interpreter.KERNELS``: elementwise math,
+reductions, shape ops, dot, gather...), else through its ``jax.lax`` lowering
+dispatched on its own (no fusion, no packing of parameters, no buffer donation). When
+an output differs beyond its dtype's tolerance, every intermediate of the compiled
+path is computed and each op is re-run on the compiled values of its operands: the
+first op whose compiled result differs is reported with the ``file:line`` that
+recorded it and both values, as ``VerifyError`` (or a warning:
+``verify(action="warn")``). Reports are kept in ``reports()``.
+
+Tolerances are per dtype (``_TOLERANCE``), the absolute one scaled by the largest
+magnitude that flowed into the value (a sum that cancels is compared at the scale of
+its terms, not of its result).
 
 It costs an eager evaluation per program run (and a second compile when something
 differs): a debugging mode, like ``torch.autograd.detect_anomaly``.
@@ -22,7 +28,7 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-from . import lowering, metrics, sources
+from . import interpreter, lowering, metrics, sources
 from .config import settings
 from .errors import VerifyError
 from .ir import Aval, host_value
@@ -114,12 +120,12 @@ verify.clear = clear
 def check_program(program, outputs, sync_site: str, cause: str) -> None:
     metrics.inc("verified_programs")
     inputs = [_input_value(n) for n in program.inputs]
-    eager = _evaluate(program, inputs)
+    eager, scale = _evaluate(program, inputs)
     bad = [p for p, out in zip(program.output_positions, outputs, strict=True)
-           if not _close(out, eager[p], program.nodes[p].aval)]
+           if not _close(out, eager[p], program.nodes[p].aval, scale[p])]
     if not bad:
         return
-    mismatch = _locate(program, inputs, bad[0], eager, sync_site, cause)
+    mismatch = _locate(program, inputs, bad[0], eager, scale, sync_site, cause)
     metrics.inc("verify_mismatches")
     if len(_reports) < _MAX_REPORTS:
         _reports.append(mismatch)
@@ -135,24 +141,44 @@ def _input_value(node):
     return jax.device_put(np.asarray(host_value(node), dtype=node.aval.dtype))
 
 
-def _evaluate(program, inputs, compiled_env=None) -> list:
-    """Each node's value, one op at a time (eager jax). With ``compiled_env``, each op
-    runs on the compiled values of its operands (to find the op that differs)."""
+def _evaluate(program, inputs, compiled_env=None) -> tuple[list, list]:
+    """Each node's value, one op at a time, and the largest finite magnitude that flowed
+    into it. With ``compiled_env``, each op runs on the compiled values of its operands
+    (to find the op that differs)."""
     env: list = [None] * len(program.nodes)
+    scale: list = [0.0] * len(program.nodes)
     for pos, value in zip(program.input_positions, inputs, strict=True):
         env[pos] = value
     source = env if compiled_env is None else compiled_env
     for i, (node, ops_pos) in enumerate(zip(program.nodes, program.operand_positions,
                                             strict=True)):
-        if env[i] is not None or node.op in ("data", "param"):
-            continue
-        if node.op == "const":
+        if node.op in ("data", "param"):
+            pass
+        elif node.op == "const":
             env[i] = jax.device_put(np.asarray(host_value(node), dtype=node.aval.dtype))
         elif node.op == "tuple_get":
             env[i] = source[ops_pos[0]][dict(node.attrs)["index"]]
         else:
-            env[i] = OPS[node.op].lower(*[source[p] for p in ops_pos], **dict(node.attrs))
-    return env
+            env[i] = _reference_op(node, [source[p] for p in ops_pos])
+        scale[i] = max([_magnitude(env[i])] + [scale[p] for p in ops_pos])
+    return env, scale
+
+
+def _reference_op(node, operands):
+    """One op on its own: the interpreter's NumPy kernel where it has one (an
+    implementation independent of the lowering), else the lowering, eagerly."""
+    return interpreter._run_op(node, operands, True)
+
+
+def _magnitude(value) -> float:
+    if isinstance(value, tuple | list):
+        return max([_magnitude(v) for v in value], default=0.0)
+    a = np.asarray(value)
+    if a.size == 0 or a.dtype.kind not in "biufc" and a.dtype.name != "bfloat16":
+        return 0.0
+    a = np.abs(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64))
+    finite = a[np.isfinite(a)]
+    return float(finite.max()) if finite.size else 0.0
 
 
 def _compiled_values(program, inputs) -> list:
@@ -177,17 +203,18 @@ def _inputs_env(program, inputs) -> list:
     return env
 
 
-def _locate(program, inputs, bad_output: int, eager, sync_site: str, cause: str) -> Mismatch:
+def _locate(program, inputs, bad_output: int, eager, scale, sync_site: str,
+            cause: str) -> Mismatch:
     compiled = _compiled_values(program, inputs)
-    rerun = _evaluate(program, inputs, compiled)
+    rerun, rerun_scale = _evaluate(program, inputs, compiled)
     for i, node in enumerate(program.nodes):
         if node.is_leaf or node.op == "tuple_get":
             continue
-        if not _close(compiled[i], rerun[i], node.aval):
+        if not _close(compiled[i], rerun[i], node.aval, rerun_scale[i]):
             return _mismatch(node, sync_site, cause, rerun[i], compiled[i], False)
     node = program.nodes[bad_output]
     actual = compiled[bad_output]
-    if _close(actual, eager[bad_output], node.aval):  # every op agrees once unfused
+    if _close(actual, eager[bad_output], node.aval, scale[bad_output]):  # all ops agree
         actual = None
     return _mismatch(node, sync_site, cause, eager[bad_output], actual, True)
 
@@ -204,9 +231,12 @@ def _first(value):
     return value[0] if isinstance(value, tuple | list) else value
 
 
-def _close(actual, expected, aval) -> bool:
+def _close(actual, expected, aval, scale: float = 0.0) -> bool:
+    """Equal within ``aval``'s dtype tolerance; ``atol`` is scaled by ``scale`` (the
+    largest magnitude that flowed into the value) or the expected value's own."""
     if not isinstance(aval, Aval):  # a multi-output op: a tuple of avals (Aval is a tuple too)
-        return all(_close(a, e, v) for a, e, v in zip(actual, expected, aval, strict=True))
+        return all(_close(a, e, v, scale)
+                   for a, e, v in zip(actual, expected, aval, strict=True))
     a, e = np.asarray(actual), np.asarray(expected)
     if a.shape != e.shape:
         return False
@@ -218,5 +248,6 @@ def _close(actual, expected, aval) -> bool:
     a64 = a.astype(np.complex128 if kind == "c" else np.float64)
     e64 = e.astype(np.complex128 if kind == "c" else np.float64)
     finite = np.isfinite(e64)
-    scale = float(np.max(np.abs(e64[finite]))) if finite.any() else 1.0
-    return bool(np.allclose(a64, e64, rtol=rtol, atol=atol * max(1.0, scale), equal_nan=True))
+    own = float(np.max(np.abs(e64[finite]))) if finite.any() else 0.0
+    return bool(np.allclose(a64, e64, rtol=rtol, atol=atol * max(1.0, scale, own),
+                            equal_nan=True))
