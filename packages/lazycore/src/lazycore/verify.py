@@ -32,9 +32,8 @@ from . import interpreter, lowering, metrics, sources
 from .config import settings
 from .errors import VerifyError
 from .ir import Aval, host_value
-from .ops.registry import OPS
 
-#: (rtol, atol) per dtype kind/size; atol is scaled by the reference's largest |value|,
+#: (rtol, atol) per dtype size; atol is scaled by the largest magnitude that flowed in,
 #: so a sum that XLA reassociates is compared relative to its magnitude.
 _TOLERANCE = {2: (1e-2, 1e-2), 4: (1e-4, 1e-5), 8: (1e-9, 1e-12)}
 _state = {"action": "raise"}
