@@ -124,6 +124,11 @@ def test_out_of_range_fill_raises_like_eager(dev, fn):
 
 # -- 4. checked indices -----------------------------------------------------------------------
 
+def _setitem(x, index, value):
+    x[index] = value
+    return x
+
+
 X = torch.arange(12.0).reshape(3, 4)
 W = torch.arange(10.0).reshape(5, 2)
 CASES = {
@@ -150,6 +155,14 @@ CASES = {
     "index_add_vector": lambda x, i: x[0].clone().index_add_(0, i([-1]), x[0, :1]),
     "index_put": lambda x, i: x.clone().index_put_((i([5]),), torch.ones(4, device=x.device)),
     "index_fill": lambda x, i: x.clone().index_fill_(1, i([-5]), 1.0),
+    "one_hot": lambda x, i: F.one_hot(i([1, 7]), 5),
+    "one_hot_negative": lambda x, i: F.one_hot(i([-1]), 5),
+    "index_copy": lambda x, i: x.clone().index_copy_(0, i([3]), x[:1]),
+    "cross_entropy_smoothing": lambda x, i: F.cross_entropy(x, i([0, 4, 1]), label_smoothing=0.1),
+    "cross_entropy_weight": lambda x, i: F.cross_entropy(x, i([0, 4, 1]), weight=torch.ones(
+        4, device=x.device)),
+    "nll_loss_none": lambda x, i: F.nll_loss(x, i([0, 4, 1]), reduction="none"),
+    "setitem": lambda x, i: _setitem(x.clone(), i([5]), 1.0),
 }
 VALID = {
     "gather": lambda x, i: torch.gather(x, 1, i([[3], [0], [2]])),
@@ -161,6 +174,8 @@ VALID = {
     "cross_entropy_ignore_inside": lambda x, i: F.cross_entropy(x, i([0, 2, 3]), ignore_index=2),
     "index_put_negative": lambda x, i: x.clone().index_put_((i([-1]),), torch.ones(4, device=x.device)),
     "scatter": lambda x, i: x.clone().scatter_(0, i([[2, 0, 1, 0]]), 1.0),
+    "one_hot": lambda x, i: F.one_hot(i([[1, 4], [0, 0]]), 5),
+    "one_hot_inferred": lambda x, i: F.one_hot(i([1, 3])),
 }
 
 
@@ -198,6 +213,12 @@ def test_in_range_indices_match_eager(dev, name):
     expected = fn(X.clone(), _index_maker("cpu"))
     got = fn(X.to(dev), _index_maker(dev))
     torch.testing.assert_close(got.cpu(), expected)
+
+
+def test_one_hot_dtype_error_matches_eager(dev):
+    for device in ("cpu", dev):
+        with pytest.raises(RuntimeError, match="LongTensor"):
+            F.one_hot(torch.tensor([1.0]).to(device), 5)
 
 
 def test_checks_cost_one_extra_output_and_no_sync_per_op(dev):

@@ -120,6 +120,26 @@ def _is_pinned(self, device=None):
     return self.numel() > 0 and self.untyped_storage().data_ptr() in _PINNED
 
 
+def _one_hot(self, num_classes=-1):
+    """``F.one_hot``: PyTorch skips its class-range check on devices other than CPU and
+    CUDA (its decomposition gives an all-zero row for a bad class); eager CPU raises, so
+    the range is checked in the next compiled program."""
+    from ._tensor import read
+
+    if self.dtype != torch.int64:  # eager CPU's check (skipped for other devices)
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if not isinstance(self, LazyTensor) or num_classes < 0:
+        return torch.ops.aten.one_hot.default.decompose(self, num_classes)  # eager's checks
+    classes = torch.arange(num_classes, device=self.device)
+    out = torch.eq(self.unsqueeze(-1), classes).to(torch.int64)
+    if self.numel():
+        lc.checks.index_in_range(read(self), num_classes, RuntimeError,
+                                 "Class values must be non-negative and smaller than "
+                                 "num_classes.", op="aten.one_hot", negative=False,
+                                 guards=(read(out),))
+    return out
+
+
 def _swap_module_params() -> None:
     """``module.to(lazy)`` must keep tied parameters tied (GPT-2/BERT/T5 share the LM head
     with the token embedding). A CPU parameter cannot take a lazy value through
@@ -149,6 +169,7 @@ def setup() -> torch.device:
     lib.impl("eye", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("eye.m", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("randperm", _randperm, "PrivateUse1")
+    lib.impl("one_hot", _one_hot, "AutogradPrivateUse1")
     lib.impl("_pin_memory", _pin_memory, "CPU")
     lib.impl("is_pinned", _is_pinned, "CPU")
     _LIB = lib
