@@ -143,7 +143,25 @@ def _make_method(func, lowering, pattern: str, keywords, slow):
     return method
 
 
+def _foreach_by_default() -> None:
+    """Optimizers (``torch.optim``) and ``clip_grad_norm_`` choose their multi-tensor
+    (foreach) path by default only for ``type(p) in [Tensor, Parameter]``; a lazy
+    parameter got the single-tensor loop, one Python call chain per parameter and op.
+    Listing ``LazyTensor`` in both type lists (as ``torch.distributed`` does for
+    ``DTensor``) makes the default foreach on the lazy device (which PyTorch already
+    counts as foreach-capable: it is the PrivateUse1 backend). ``foreach=False`` still
+    selects the loop. The foreach ops themselves are lowered in ``lowerings/foreach.py``."""
+    import torch.optim.optimizer as optimizer
+    import torch.utils._foreach_utils as foreach_utils
+
+    for supported in (optimizer._foreach_supported_types,
+                      foreach_utils._foreach_supported_types):
+        if LazyTensor not in supported:
+            supported.append(LazyTensor)
+
+
 def install() -> None:
+    _foreach_by_default()
     for name, reflected, overload in _OPERATORS:
         lowering = LOWERINGS[overload]
         setattr(LazyTensor, name, _make(lowering, getattr(torch.Tensor, name)))
