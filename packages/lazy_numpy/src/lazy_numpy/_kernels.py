@@ -2,9 +2,11 @@
 
 Each kernel receives core Tensors already cast to the ufunc loop's input dtypes (as
 resolved by NumPy itself) and broadcast to one shape, and returns the loop's
-output(s). Most are one core op; the rest are short compositions that reproduce
-NumPy's corner cases (floor division and remainder signs, division by zero,
-NaN handling in ``fmax``, ``heaviside``, ``logaddexp``, ...).
+output(s). Most are one core op or a core composite with NumPy's flags (floor
+division and remainder: ``lazycore.numeric.floor_divmod`` with integer division by
+zero giving 0; ``hypot``, ``copysign``, ``signbit``, ``trunc``, ``logaddexp``); the
+rest are short compositions only NumPy needs (NaN handling in ``fmax``,
+``heaviside``, complex kernels, ...).
 """
 
 from __future__ import annotations
