@@ -333,8 +333,60 @@ def memory_cap(fraction: float = 0.6):
 
 
 def run(quick: bool) -> list[dict]:
+    """``--quick`` runs in this process; a full run gives every case its own process
+    (``python -m benchmarks.real_programs NAME SIZE OUT``), so a program that exhausts
+    memory or aborts inside XLA costs its own row only."""
+    if quick:
+        with memory_cap():
+            return _run(quick)
+    rows = []
+    from ._real_programs import torch_ports
+
+    for name, size in sizes(False) + torch_ports.sizes(False):
+        rows += _in_subprocess(name, size)
+    return rows
+
+
+def _in_subprocess(name: str, size: str) -> list[dict]:
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "rows.json")
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "benchmarks.real_programs", name, size, out],
+                cwd=root, capture_output=True, text=True, timeout=3 * LAZY_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc = subprocess.CompletedProcess([], 124, "", f"ran past {3 * LAZY_TIMEOUT_S:.0f} s")
+        sys.stderr.write("".join(line + "\n" for line in proc.stderr.splitlines()
+                                 if line.startswith("[bench]")))
+        if proc.returncode == 0 and os.path.exists(out):
+            with open(out) as f:
+                return json.load(f)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    tail = [line for line in lines if "Check failed" in line or "Error" in line][-2:] or lines[-3:]
+    why = (f"the case's process died (exit {proc.returncode}"
+           f"{', killed by signal ' + str(-proc.returncode) if proc.returncode < 0 else ''}): "
+           + " | ".join(tail))[:400]
+    print(f"[bench]   {BENCH} {name}/{size}: ERROR {why}", file=sys.stderr, flush=True)
+    impl = "eager_torch" if name.endswith("_torch") else "numpy"
+    return [row(BENCH, f"{name}/{size}", impl, median_s=None, runs=0, error=why, size=size)]
+
+
+def _case(name: str, size: str) -> list[dict]:
+    from ._real_programs import torch_ports
+
     with memory_cap():
-        return _run(quick)
+        if name in torch_ports.PORTS:
+            return measure_program(name, torch_ports.module(name), size,
+                                   ("eager_torch", "lazy_torch"), False, torch_ports.impls)
+        return measure_program(name, _module(name), size, ("numpy", "lazy_numpy"), False,
+                               _numpy_impls)
 
 
 def _run(quick: bool) -> list[dict]:
@@ -395,3 +447,13 @@ def summary_table(rows: list[dict]) -> str:
             num("syncs_per_iteration", lambda v: f"{v:.2f}"),
             num("trace_us_per_op", lambda v: f"{v:.1f}")]) + " |")
     return "\n".join(lines + ([""] + notes if notes else []))
+
+
+if __name__ == "__main__":  # one case in its own process (see ``run``)
+    import json
+    import sys
+
+    _name, _size, _out = sys.argv[1:4]
+    _rows = _case(_name, _size)
+    with open(_out, "w") as _f:
+        json.dump(_rows, _f, default=str)
