@@ -222,6 +222,33 @@ def test_auto_donates_once_compiled(tier):
     np.testing.assert_allclose(lc.to_numpy(w), 2.0)
 
 
+def test_auto_never_waits_for_a_donating_variant(tier):
+    """A program compiled while its inputs were held runs that executable (no donation)
+    when an input becomes free to reuse; the donating variant compiles meanwhile."""
+    tier("auto")
+
+    def step(hold):
+        w = lc.asarray(np.ones(1000, np.float32))
+        one = lc.asarray(np.ones(1000, np.float32))
+        keep = (lc.Tensor(w.node), one) if hold else None
+        w.assign(ops.add(w, one))
+        del one
+        lc.sync()
+        return w, keep
+
+    for _ in range(2):
+        step(hold=True)
+    assert tiers.wait_compiles(timeout=120)
+    before = lc.metrics.counters()
+    w, _ = step(hold=False)
+    after = lc.metrics.counters()
+    assert after["cache_hits"] == before["cache_hits"] + 1
+    assert after["interpreted_executions"] == before["interpreted_executions"]
+    np.testing.assert_allclose(lc.to_numpy(w), 2.0)
+    assert tiers.wait_compiles(timeout=120)
+    assert lc.metrics.counters()["background_compiles"] == 2
+
+
 def test_a_failing_background_compile_keeps_the_program_interpreted(tier, monkeypatch):
     tier("auto")
 

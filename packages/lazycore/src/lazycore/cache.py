@@ -24,6 +24,7 @@ from .config import settings
 
 _entries: OrderedDict = OrderedDict()
 _lock = threading.Lock()  # background compiles (lazycore.tiers) store from their thread
+_donations: dict = {}  # program key -> donated-input tuples with an executable in _entries
 
 
 def lookup(key):
@@ -38,13 +39,24 @@ def store(key, executable) -> None:
     with _lock:
         _entries[key] = executable
         _entries.move_to_end(key)
+        if len(key) == 2:  # (program key, donated inputs): no placement
+            _donations.setdefault(key[0], set()).add(key[1])
         while len(_entries) > max(settings.cache_size, 1):
-            _entries.popitem(last=False)
+            old, _ = _entries.popitem(last=False)
+            if len(old) == 2 and old[0] in _donations:
+                _donations[old[0]].discard(old[1])
+
+
+def donations(program_key) -> list[tuple]:
+    """The donated-input tuples this program has executables for (unplaced ones)."""
+    with _lock:
+        return list(_donations.get(program_key, ()))
 
 
 def clear() -> None:
     with _lock:
         _entries.clear()
+        _donations.clear()
 
 
 def size() -> int:

@@ -176,6 +176,8 @@ def _run(targets, full: bool, cause: str):
               else ())
     try:
         placement = sharding.plan(program)  # None unless a mesh is involved
+        if placement is None:
+            donate = tiers.donation(program, donate)
         key = (program.key, donate)
         if placement is None and tiers.interpret_now(program, key, donate, placement):
             start = time.perf_counter()

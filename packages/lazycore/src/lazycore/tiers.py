@@ -58,6 +58,26 @@ def interpret_now(program: Program, key, donate: tuple, placement) -> bool:
     return True
 
 
+def donation(program: Program, donate: tuple) -> tuple:
+    """The donation this run uses. In ``"auto"``, a program compiled only for fewer
+    donated inputs (its first compiled runs had more inputs still held) runs such an
+    executable now, donating a subset (never donating is always safe), while the
+    variant for ``donate`` compiles in the background: a change in which buffers are
+    free to reuse never makes the user wait for a compile."""
+    if not donate or settings.tier != "auto":
+        return donate
+    key = (program.key, donate)
+    if cache.lookup(key) is not None:
+        return donate
+    wanted = set(donate)
+    subsets = [d for d in cache.donations(program.key) if set(d) <= wanted]
+    if not subsets:
+        return donate
+    if key not in _in_flight and key not in _failed:
+        _submit(program, key, donate)
+    return max(subsets, key=len)
+
+
 def runs(key) -> int:
     """How many times the program under this executable cache key was interpreted."""
     return _seen.get(key, 0)
