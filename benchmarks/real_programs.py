@@ -161,13 +161,17 @@ def _cold(fn):
     return seconds, out, _delta(before, _counters())
 
 
-def _trace_us_per_op(fn) -> float | None:
+def _profiled(fn) -> tuple[dict, float | None]:
+    """One more warm run: its counters and the tracing µs per recorded op."""
     import lazycore as lc
 
-    lc.metrics.reset()
+    before = _counters()
+    timers = lc.metrics.timers().get("trace", {"count": 0, "total_s": 0.0})
     fn()
-    tr = lc.metrics.timers().get("trace")
-    return tr["total_s"] / tr["count"] * 1e6 if tr and tr["count"] else None
+    after = lc.metrics.timers().get("trace", {"count": 0, "total_s": 0.0})
+    ops = after["count"] - timers["count"]
+    us = (after["total_s"] - timers["total_s"]) / ops * 1e6 if ops > 0 else None
+    return _delta(before, _counters()), us
 
 
 def _tier() -> str:
@@ -279,14 +283,11 @@ def measure_program(name: str, mod, size: str, pair: tuple[str, str], quick: boo
     progress(er)
     rows.append(er)
     if lazy_ok:
-        before = _counters()
-        lazy.run()
-        per_run = _delta(before, _counters())
+        per_run, lazy_row["trace_us_per_op"] = _profiled(lazy.run)
         lazy_row.update(_summary(times[lazy_name], iters))
         lazy_row["per_warm_run"] = per_run
         lazy_row["compiles_per_warm_run"] = per_run["compiles"]
         lazy_row["syncs_per_iteration"] = per_run["syncs"] / iters
-        lazy_row["trace_us_per_op"] = _trace_us_per_op(lazy.run)
         lazy_row["tier"] = _tier()
         lazy_row["speedup"] = er["median_s"] / lazy_row["median_s"]
         lazy_row["first_run_ratio"] = lazy_row["compile_s"] / eager_first
