@@ -126,6 +126,8 @@ def sample(step: Callable[[], object], b: Budget) -> list[float]:
     """Warm up, then time ``step`` repeatedly; returns the per-run seconds."""
     for _ in range(b.warmup):
         step()
+    if "lazycore" in sys.modules:  # warm means compiled: let tier auto's compiles finish
+        sys.modules["lazycore"].tiers.wait_compiles()
     times: list[float] = []
     total = 0.0
     gc_was = gc.isenabled()
