@@ -31,13 +31,28 @@ def _tied():
 
 # -- 1. tied weights ---------------------------------------------------------------------
 
-def test_to_lazy_keeps_tied_parameters_tied(dev):
-    model = _tied()
-    assert len(list(model.parameters())) == 1
-    model.to(dev)
-    assert model[0].weight is model[2].weight
-    assert len(list(model.parameters())) == 1
-    assert model[0].weight.device == dev
+@pytest.mark.parametrize("swap", [False, True])
+def test_to_lazy_keeps_tied_parameters_tied(dev, swap):
+    previous = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(swap)
+    try:
+        model = _tied()
+        model[0].weight.grad = torch.ones(7, 4)
+        assert len(list(model.parameters())) == 1
+        model.to(dev)
+        assert model[0].weight is model[2].weight
+        assert len(list(model.parameters())) == 1
+        assert model[0].weight.device == dev and model[2].weight.grad.device == dev
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(previous)
+
+
+def test_conversion_leaves_eager_modules_alone():
+    rnn = torch.nn.GRU(3, 4)  # keeps weak references to its parameters
+    rnn.load_state_dict(torch.nn.GRU(3, 4).state_dict())
+    assert not torch.__future__.get_swap_module_params_on_conversion()
+    tied = _tied().double()
+    assert tied[0].weight is tied[2].weight and tied[2].weight.dtype == torch.float64
 
 
 def test_tied_model_trains_like_eager(dev):

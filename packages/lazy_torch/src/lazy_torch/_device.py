@@ -8,6 +8,7 @@ With these, ``torch.zeros(3, device="lazy")``, ``cpu_tensor.to("lazy")`` and
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 import torch
@@ -140,15 +141,45 @@ def _one_hot(self, num_classes=-1):
     return out
 
 
-def _swap_module_params() -> None:
+_THREAD = threading.local()
+
+
+def _keep_ties() -> None:
     """``module.to(lazy)`` must keep tied parameters tied (GPT-2/BERT/T5 share the LM head
     with the token embedding). A CPU parameter cannot take a lazy value through
-    ``param.data =`` (different tensor types), so ``nn.Module._apply`` would make a new
-    Parameter per module that holds it -- two tensors where there was one. With
-    PyTorch's announced future default, swapping, each Parameter object is converted
-    in place (``torch.utils.swap_tensors``): identity, and so every tie, survives, and
-    dtype conversions (``.half()``) swap in the converted storage too."""
-    torch.__future__.set_swap_module_params_on_conversion(True)
+    ``param.data =`` (different tensor types), so ``nn.Module._apply`` makes a new
+    Parameter for every module slot holding it -- two tensors where there was one. The
+    outermost ``_apply`` here remembers which slots held the same Parameter and, after
+    the conversion, points them all at the first converted one. Where ``_apply`` keeps
+    identity itself (``.data =`` between CPU dtypes, or swapping under
+    ``torch.__future__.set_swap_module_params_on_conversion(True)``) this changes nothing.
+    (Turning swapping on globally would also do it, but it changes ``load_state_dict``
+    for every module in the process and fails for RNNs, which keep weak references to
+    their parameters.)"""
+    original = torch.nn.Module._apply
+    if getattr(original, "_lazy_keeps_ties", False):
+        return
+
+    def _apply(self, fn, recurse=True):
+        if getattr(_THREAD, "depth", 0) or not recurse:
+            return original(self, fn, recurse)
+        slots = [(m, k, p) for m in self.modules() for k, p in m._parameters.items()
+                 if p is not None]
+        _THREAD.depth = 1
+        try:
+            out = original(self, fn, recurse)
+        finally:
+            _THREAD.depth = 0
+        first: dict = {}
+        for module, key, before in slots:
+            now = module._parameters.get(key)
+            keep = first.setdefault(id(before), now)
+            if now is not keep and now is not None:
+                module._parameters[key] = keep
+        return out
+
+    _apply._lazy_keeps_ties = True
+    torch.nn.Module._apply = _apply
 
 
 def setup() -> torch.device:
@@ -174,7 +205,7 @@ def setup() -> torch.device:
     lib.impl("is_pinned", _is_pinned, "CPU")
     _LIB = lib
     _tensor.DEVICE = torch.device("lazy", 0)
-    _swap_module_params()
+    _keep_ties()
     _autocast.install()
     _serialization.install()
     return _tensor.DEVICE

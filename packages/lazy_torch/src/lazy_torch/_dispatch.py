@@ -41,6 +41,9 @@ def dispatch(func, args, kwargs):
     except lc.LazyError as e:
         raise translate(e, func) from None
     except OverflowError as e:  # a Python scalar outside the dtype (fill, full, clamp)
+        if any(type(a) is int and not -(1 << 63) <= a < (1 << 64)
+               for a in (*args, *kwargs.values())):
+            raise OverflowError("int too big to convert") from None  # eager's, at unpacking
         raise RuntimeError(f"value cannot be converted to the tensor's type without overflow"
                            f" ({e}) [{func.__name__}]") from None
 

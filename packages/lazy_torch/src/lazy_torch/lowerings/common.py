@@ -133,7 +133,7 @@ def wrap_int(v, dt):
     two's-complement wrap-around (``int8 + 200`` is ``int8 + -56``), it does not raise."""
     if type(v) is int and dt.kind in "iu":
         info = np.iinfo(dt)
-        if not info.min <= v <= info.max:
+        if not info.min <= v <= info.max and -(1 << 63) <= v < (1 << 63):  # else eager raises
             v &= (1 << info.bits) - 1
             if dt.kind == "i" and v >= 1 << (info.bits - 1):
                 v -= 1 << info.bits
