@@ -18,6 +18,8 @@ same eager oracle).
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import numpy as np
 
@@ -82,10 +84,28 @@ def _run_op(node, operands: list, numpy_kernels: bool):
                 if out.shape == aval.shape and out.dtype == aval.dtype:
                     return out
     try:
+        if node.op in _JIT_OPS:
+            return _jitted(node.op, node.attrs)(*[_to_jax(o) for o in operands])
         return OPS[node.op].lower(*[_to_jax(o) for o in operands], **attrs)
     except Exception as e:
         e.lazy_op = node.op  # the runtime names it in its error, as for a compiled program
         raise
+
+
+#: Ops whose lowering is itself a program of many primitives (a ``vjp`` node runs its
+#: forward sub-program under ``jax.vjp``): one jit of the op compiles once per shapes,
+#: where eager dispatch would compile each of its primitives on its own.
+_JIT_OPS = frozenset({"vjp"})
+_JITTED: dict = {}
+
+
+def _jitted(op: str, attrs: tuple):
+    fn = _JITTED.get((op, attrs))
+    if fn is None:
+        if len(_JITTED) >= 256:
+            _JITTED.clear()
+        fn = _JITTED[(op, attrs)] = jax.jit(functools.partial(OPS[op].lower, **dict(attrs)))
+    return fn
 
 
 def _numpy_ok(node, operands) -> bool:

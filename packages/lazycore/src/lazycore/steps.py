@@ -37,6 +37,11 @@ def observation_targets(observed: list, live_pending: list, policy: str) -> tupl
 
 
 def _connected(observed: list, live_pending: list) -> tuple[list, bool]:
+    if len(live_pending) <= len(observed):  # nothing else pending: no walk
+        observed_ids = {id(t) for t in observed}
+        if all(id(t) in observed_ids for t in live_pending):
+            _left_pending.clear()
+            return observed, True
     included: set = set()  # pending nodes of the program (identity hashing)
     stack = [t.node for t in observed]
     while stack:
