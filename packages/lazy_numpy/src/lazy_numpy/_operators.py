@@ -116,13 +116,13 @@ def _binary(ufunc, general, reflected: bool = False, inplace: bool = False):
     def method(self, other):
         kind = type(other)
         if kind is LazyArray:
-            core = other._t
+            core = other._v if other._s is None else other._t  # no view: skip the property
             sig = core.node.aval
         else:
             core, sig = other, kind if kind in _SCALARS else None
         if sig is None or type(self) is not LazyArray:
             return general(self, other)
-        mine = self._t
+        mine = self._v if self._s is None else self._t
         key = (sig, mine.node.aval) if reflected else (mine.node.aval, sig)
         last = plans.last
         run = last[-1] if key[0] is last[0] and key[1] is last[1] else plans.find(key)
@@ -132,7 +132,10 @@ def _binary(ufunc, general, reflected: bool = False, inplace: bool = False):
             except OverflowError:  # a Python int out of the loop dtype's range
                 return general(self, other)
             if inplace:
-                self._t = out
+                if self._s is None:
+                    self._v = out
+                else:
+                    self._t = out  # through the view's storage
                 return self
             return LazyArray(out)
         if run is None:
@@ -147,10 +150,11 @@ def _unary(ufunc, general):
     def method(self):
         if type(self) is not LazyArray:
             return general(self)
-        aval, last = self._t.node.aval, plans.last
+        mine = self._v if self._s is None else self._t
+        aval, last = mine.node.aval, plans.last
         run = last[-1] if aval is last[0] else plans.find((aval,))
         if run:
-            return LazyArray(run(self._t))
+            return LazyArray(run(mine))
         if run is None:
             return plans.learn((aval,), general, self)
         return general(self)
