@@ -41,8 +41,8 @@ CAUSES = {
     "print": "a value was printed or formatted (repr/str)",
     "host_transfer": "a value was copied to host memory (.numpy(), np.asarray, tf .numpy())",
     "materialize": "the core needed a value on device or host (lc.to_numpy / lc.materialize)",
-    "fallback": "an op ran on the host framework (no lazy lowering): its inputs were synced;"
-                " logged as fallback:<op name>",
+    "fallback:<op>": "an op ran on the host framework (no lazy lowering): its inputs were"
+                     " synced (logged with the op's name: fallback:numpy.gcd)",
     "data_dependent": "an output shape depends on values (nonzero, unique, boolean masks)",
     "convert": "a lazy value was converted to the host framework's eager tensor",
     "control_flow": "Python control flow on a tensor (if x: / while x:)",
@@ -53,7 +53,7 @@ CAUSES = {
 
 def describe_cause(cause: str) -> str:
     """What a cause means (``fallback:aten::nonzero`` is a ``fallback``)."""
-    return CAUSES.get(cause.partition(":")[0] if cause.startswith("fallback:") else cause,
+    return CAUSES.get("fallback:<op>" if cause.startswith("fallback:") else cause,
                       "a value was observed")
 
 
