@@ -26,6 +26,7 @@ import contextlib
 import gc
 import importlib
 import io
+import os
 import statistics
 import time
 
@@ -38,6 +39,8 @@ QUICK_PROGRAMS = ("game_of_life", "softmax_loss", "heat_diffusion")
 MIN_RUNS, MAX_RUNS, MIN_TIME_S = 3, 20, 1.0
 CASE_BUDGET_S = 20.0  # timed rounds stop after this (at least MIN_RUNS each)
 COMPILE_WAIT_S = 30.0  # how long a warm-up waits for background compiles (tier "auto")
+# Re-run some cases only (with ``--merge``): LAZYTENSOR_REAL_PROGRAMS=kmeans,nbody/10x
+CASES_VAR = "LAZYTENSOR_REAL_PROGRAMS"
 QUICK_RUNS = 2  # --quick: proves the suite runs, times mean nothing
 LAZY_TIMEOUT_S = 300.0  # a lazy first run past this is an error row, the run goes on
 COUNTERS = ("syncs", "compiles", "cache_hits", "cache_misses", "traced_ops", "fallbacks",
@@ -343,14 +346,15 @@ def run(quick: bool) -> list[dict]:
     rows = []
     from ._real_programs import torch_ports
 
+    wanted = {c.strip() for c in os.environ.get(CASES_VAR, "").split(",") if c.strip()}
     for name, size in sizes(False) + torch_ports.sizes(False):
-        rows += _in_subprocess(name, size)
+        if not wanted or name in wanted or f"{name}/{size}" in wanted:
+            rows += _in_subprocess(name, size)
     return rows
 
 
 def _in_subprocess(name: str, size: str) -> list[dict]:
     import json
-    import os
     import subprocess
     import sys
     import tempfile
