@@ -49,6 +49,11 @@ def run(program: Program, numpy_kernels: bool | None = None) -> tuple:
     ``numpy_kernels``: use ``KERNELS`` (default: on the CPU backend only)."""
     if numpy_kernels is None:
         numpy_kernels = jax.default_backend() == "cpu"
+    with np.errstate(all="ignore"):  # IEEE results, as XLA gives them, without warnings
+        return _run(program, numpy_kernels)
+
+
+def _run(program: Program, numpy_kernels: bool) -> tuple:
     nodes, operand_positions = program.nodes, program.operand_positions
     env: list = [None] * len(nodes)
     for i, node in enumerate(nodes):
@@ -69,13 +74,12 @@ def run(program: Program, numpy_kernels: bool | None = None) -> tuple:
 
 
 def _run_op(node, operands: list, numpy_kernels: bool):
-    attrs = dict(node.attrs)
+    attrs = dict(node.attrs) if node.attrs else {}
     if numpy_kernels:
         fn = KERNELS.get(node.op)
         if fn is not None and _numpy_ok(node, operands):
             try:
-                with np.errstate(all="ignore"):
-                    out = fn(*[np.asarray(o) for o in operands], **attrs)
+                out = fn(*[np.asarray(o) for o in operands], **attrs)
             except Exception:  # noqa: BLE001 - the lowering decides what is an error
                 out = None
             if out is not None:
