@@ -163,6 +163,15 @@ def test_multi_output_ops_and_fills_in_each_tier(each_tier):
     np.testing.assert_allclose(lc.to_numpy(half), [[2.0, 0.5], [0.5, 1.5]])
 
 
+def test_gradients_in_each_tier(each_tier):
+    """A ``vjp`` node (jitted as one op by the interpreter) gives the analytic gradient."""
+    x = lc.asarray(np.array([0.5, -1.0, 2.0]))
+    y = lc.numeric.sum(ops.mul(ops.sin(x), x))
+    (g,) = lc.grad([y], [x])
+    v = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(lc.to_numpy(g), np.cos(v) * v + np.sin(v), rtol=1e-12)
+
+
 def test_interpreted_outputs_own_their_buffers(tier):
     """A reshape's NumPy result is a view of its input; the output handed to the
     runtime is a copy, so donating one buffer later cannot change the other."""
