@@ -2,7 +2,9 @@
 
 Counter names are part of the public contract: ``traced_ops``, ``syncs``,
 ``cache_hits``, ``cache_misses``, ``compiles``, ``executions``, ``host_transfers``,
-``fallbacks``, per-op ``fallback::<name>`` and per-cause ``sync::<cause>``.
+``fallbacks``, per-op ``fallback::<name>`` and per-cause ``sync::<cause>``; with the
+execution tiers ``interpreted_executions``, ``background_compiles`` (also
+``background_compiles_queued``, ``background_compile_failures`` when they happen).
 Timers (seconds): ``trace``, ``lower``, ``compile``, ``execute``, ``transfer``.
 """
 
@@ -13,7 +15,10 @@ from collections import Counter, deque
 from contextlib import contextmanager
 
 _BASE_COUNTERS = ("traced_ops", "syncs", "cache_hits", "cache_misses", "compiles",
-                  "executions", "host_transfers", "fallbacks")
+                  "executions", "host_transfers", "fallbacks",
+                  # execution tiers (lazycore.tiers): a background compile also counts in
+                  # ``compiles``, an interpreted run in ``executions``
+                  "interpreted_executions", "background_compiles")
 
 _counters: Counter = Counter()
 _timers: dict[str, list[float]] = {}
