@@ -32,6 +32,7 @@ from . import (  # noqa: F401  (fill the table)
     _dispatch,
     _graph,
     _indexing,
+    keras,
     _operators,
     optimizers,
 )
@@ -110,7 +111,7 @@ def mark_sharding(tensor: LazyTensor, mesh: _lc.Mesh, spec) -> LazyTensor:
 __all__ = ["API", "GradientTape", "LazyTensor", "Tensor", "Variable", "constant",
            "convert_to_tensor", "fallback_counts", "is_lazy", "metrics", "optimizers",
            "random", "sync"]
-__all__ += ["mark_sharding"]
+__all__ += ["keras", "mark_sharding"]
 
 from . import debug  # noqa: E402  (IR / HLO of pending values)
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

@@ -98,6 +98,9 @@ def to_core(v, dtype=None) -> lc.Tensor:
         if dtype is not None and to_np(v.dtype) != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {v.dtype.name}")
         return lc.asarray(np.asarray(v.numpy()))
+    inner = lazy_inside(v)
+    if inner is not None:
+        return to_core(inner, dtype)
     tf_dtype = None if dtype is None else tf.as_dtype(dtype)
     try:
         t = tf.convert_to_tensor(v, dtype=tf_dtype)
@@ -106,6 +109,14 @@ def to_core(v, dtype=None) -> lc.Tensor:
             raise
         t = tf.convert_to_tensor(v)  # TF then reports the dtype mismatch itself
     return lc.asarray(np.asarray(t.numpy()))
+
+
+def lazy_inside(v):
+    """The lazy value a wrapper holds (a Keras variable with an ``ltf.Variable`` value,
+    see ``lazy_tf.keras``), or None."""
+    d = getattr(v, "__dict__", None)
+    inner = d.get("_value") if d else None
+    return inner if inner is not None and is_lazy_class(inner.__class__) else None
 
 
 def same_dtype(*values, dtype=None) -> list[lc.Tensor]:

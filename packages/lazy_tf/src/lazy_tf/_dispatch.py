@@ -24,11 +24,12 @@ from . import _state
 from ._fallback import oracle, run_eager
 from ._graph import building, run_in_graph
 from ._table import API, Entry, resolve
-from ._tensor import LazyTensor, new
+from ._tensor import LazyTensor, is_lazy_class, new
 
 _REFUSED = (lc.LazyError, ValueError, TypeError, IndexError, KeyError, ArithmeticError)
-Operand = typing.Union[LazyTensor, tf.Tensor, tf.Variable, float, int, np.ndarray,  # noqa: UP007
-                       np.generic, list, tuple]
+# tf.__internal__.types.Tensor: tensor-likes such as Keras variables (``lazy_tf.keras``)
+Operand = typing.Union[LazyTensor, tf.Tensor, tf.Variable, tf.__internal__.types.Tensor,  # noqa: UP007
+                       float, int, np.ndarray, np.generic, list, tuple]
 _BY_FUNC: dict = {}          # TF function object -> Entry
 _NAMES: dict = {}            # TF function object -> canonical name (fallback counters)
 REGISTERED: dict[str, str] = {}   # canonical name -> "table" | "fallback"
@@ -112,20 +113,53 @@ def _unary_handler(api_func, x):
     return call(_entry_for(api), api, (x, *args), kwargs)
 
 
+# tensor-like class -> its value (``lazy_tf.keras`` registers Keras variables, which it
+# makes dispatchable: a binary op on them arrives here even when nothing in it is lazy)
+TENSOR_LIKES: dict = {}
+
+
 @tf.experimental.dispatch_for_binary_elementwise_apis(Operand, Operand)
 def _binary_handler(api_func, x, y):
+    if TENSOR_LIKES and not (is_lazy_class(x.__class__) or is_lazy_class(y.__class__)):
+        ux, uy = _unwrapper(x.__class__), _unwrapper(y.__class__)
+        if ux is not _same or uy is not _same:  # a Keras variable: its value (lazy: here
+            return api_func(ux(x), uy(y))          # again; a tf.Variable: TF's own op)
     api, args, kwargs = _unbind(api_func)
     return call(_entry_for(api), api, (x, y, *args), kwargs)
 
 
+def _tensor_like_values(args, kwargs):
+    return tf.nest.map_structure(lambda v: _unwrapper(v.__class__)(v), (args, kwargs))
+
+
+_UNWRAPPERS: dict = {}  # class -> TENSOR_LIKES entry of it or of a base class, or _same
+
+
+def _unwrapper(cls):
+    out = _UNWRAPPERS.get(cls)
+    if out is None:
+        out = next((f for base, f in TENSOR_LIKES.items() if issubclass(cls, base)), _same)
+        _UNWRAPPERS[cls] = out
+    return out
+
+
+def _same(v):
+    return v
+
+
 def _target(entry: Entry | None, api):
     def target(*args, **kwargs):
+        if TENSOR_LIKES:  # Keras variables (lazy_tf.keras) stand for their values
+            args, kwargs = _tensor_like_values(args, kwargs)
+            if not _has_lazy(args, kwargs):
+                return api(*args, **kwargs)
         return call(entry, api, args, kwargs)
     target.__name__ = f"lazy_{(entry.name if entry else name_of(api)).replace('.', '_')}"
     return target
 
 
-_LIST = typing.List[typing.Union[LazyTensor, tf.Tensor, tf.Variable, float, int, None]]  # noqa: UP006, UP007
+_LIST = typing.List[typing.Union[LazyTensor, tf.Tensor, tf.Variable,  # noqa: UP006, UP007
+                                 tf.__internal__.types.Tensor, float, int, None]]
 
 
 _ELEMENTWISE = {"unary": tf_dispatch.unary_elementwise_apis,
@@ -164,8 +198,31 @@ def _install() -> None:
             raise TypeError(f"tf.{entry.name} is not dispatchable: it cannot be in the table")
         tensors = entry.tensors or _first_params(api, 1 if entry.kind == "unary" else 2)
         sigs = [{p: LazyTensor} for p in tensors] + [{p: _LIST} for p in entry.lists]
-        tf.experimental.dispatch_for_api(api, *sigs)(_target(entry, api))
+        target = _target(entry, api)
+        tf.experimental.dispatch_for_api(api, *sigs)(target)
+        _API_TARGETS.append((entry, api, target))
     _install_catch_all()
+
+
+_API_TARGETS: list = []  # (entry, api, target) of every dispatch_for_api registration
+
+
+def add_tensor_like(cls, value_of) -> None:
+    """Let TF ops on instances of ``cls`` (a tensor-like that may hold a lazy value, e.g.
+    a Keras variable) reach lazy_tf: the table's targets are registered again with
+    ``cls`` beside ``LazyTensor`` in each tensor parameter; ``value_of`` unwraps it."""
+    if cls in TENSOR_LIKES:
+        return
+    TENSOR_LIKES[cls] = value_of
+    _UNWRAPPERS.clear()
+    one = typing.Union[LazyTensor, cls]  # noqa: UP007
+    many = typing.List[typing.Union[LazyTensor, cls, tf.Tensor, tf.Variable,  # noqa: UP006, UP007
+                                    tf.__internal__.types.Tensor, float, int, None]]
+    for entry, api, target in _API_TARGETS:
+        tensors = entry.tensors or _first_params(api, 2)
+        tf.experimental.unregister_dispatch_for(target)
+        sigs = [{p: one} for p in tensors] + [{p: many} for p in entry.lists]
+        tf.experimental.dispatch_for_api(api, *sigs)(target)
 
 
 def _has_lazy(args, kwargs) -> bool:

@@ -79,7 +79,7 @@ def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
         from ._tape import check_leaving
 
         check_leaving(_display(api), [x])
-    if api is not None and not api.startswith("convert_to_tensor"):
+    if api is not None and not api.startswith("convert_to_tensor") and api not in _PRINTS:
         lc.metrics.inc("fallbacks")
         lc.metrics.inc(f"fallback::{api}")
     fallback = api is not None and not api.startswith("convert_to_tensor")

@@ -28,12 +28,13 @@ from tensorflow.python.ops import resource_variable_ops
 
 import lazycore as lc
 
-_executing_eagerly = context.executing_eagerly
-
 
 def building() -> bool:
-    """True while TensorFlow builds a graph (a ``tf.function`` trace)."""
-    return not _executing_eagerly()
+    """True while TensorFlow builds a graph (a ``tf.function`` trace). Every traced op
+    asks, so this reads the eager context's thread-local flag directly (what
+    ``tf.executing_eagerly`` does through three calls)."""
+    ctx = context._context
+    return ctx is not None and not ctx._thread_local_data.is_eager
 
 
 def _lazy_classes():

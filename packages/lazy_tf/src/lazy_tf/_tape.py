@@ -17,7 +17,7 @@ import tensorflow as tf
 import lazycore as lc
 
 from . import _state
-from ._convert import to_core
+from ._convert import lazy_inside, to_core
 from ._graph import building, symbolic
 from ._tensor import LazyTensor, handle, is_lazy_class, new
 from ._variable import Variable
@@ -107,7 +107,7 @@ class GradientTape:
         if self._graph_tape is not None:
             self._graph_tape.watch(_graph_values(tensor))
             return
-        for t in tf.nest.flatten(tensor):
+        for t in map(_unwrap, tf.nest.flatten(tensor)):
             if not isinstance(t, LazyTensor):
                 raise ValueError(f"ltf.GradientTape can only watch lazy tensors, got "
                                  f"{type(t).__name__} (convert it with ltf.convert_to_tensor)")
@@ -183,12 +183,13 @@ class GradientTape:
                 _graph_values(target), _graph_values(sources), _graph_values(output_gradients),
                 unconnected_gradients)
         targets = _flatten(target)
-        flat_sources = _flatten(sources)
+        flat_sources = [_unwrap(s) for s in _flatten(sources)]
         for s in flat_sources:
             if not isinstance(s, LazyTensor):
                 raise ValueError(f"ltf.GradientTape cannot differentiate with respect to "
-                                 f"{type(s).__name__}; sources must be lazy tensors or "
-                                 "ltf.Variables")
+                                 f"{type(s).__name__}; sources must be lazy tensors, "
+                                 "ltf.Variables or Keras variables created after "
+                                 "ltf.keras.enable()")
         outs = [self._graph_handle(t) for t in targets]
         cts = None
         if output_gradients is not None:
@@ -248,6 +249,14 @@ class GradientTape:
                    for g in row]
             results.append(_new_recorded(lc.numeric.reshape(lc.numeric.stack(row, 0), shape)))
         return tf.nest.pack_sequence_as(sources, results)
+
+
+def _unwrap(value):
+    """A Keras variable holding an ``ltf.Variable`` (``lazy_tf.keras``) stands for it."""
+    if is_lazy_class(value.__class__):
+        return value
+    inner = lazy_inside(value)
+    return value if inner is None else inner
 
 
 def check_leaving(api: str, values) -> None:

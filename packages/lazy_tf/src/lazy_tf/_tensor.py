@@ -189,6 +189,20 @@ def _spec(self):
 
 # set after class creation: ExtensionType reserves the name in the class body
 LazyTensor._type_spec = property(_spec)
+# tf.is_tensor(x) is True: Keras's convert_to_tensor and the like pass it through
+LazyTensor.is_tensor_like = property(lambda self: True)
+_FIELDS = frozenset({"_id", "shape", "dtype"})
+
+
+def _setattr(self, name, value):
+    """Fields stay immutable; other attributes may be set as on a ``tf.Tensor`` (Keras
+    marks activations' outputs: ``x._keras_logits = ...``)."""
+    if name in _FIELDS:
+        raise AttributeError(f"Cannot mutate attribute `{name}` of a lazy tensor.")
+    self.__dict__[name] = value
+
+
+LazyTensor.__setattr__ = _setattr
 
 
 def handle(x) -> lc.Tensor:

@@ -20,6 +20,14 @@ from ._graph import building, shadow
 from ._tensor import LazyTensor, handle, new
 
 _names = itertools.count()
+_variable_seq = itertools.count(-(2 ** 62)).__next__
+
+
+# A sync orders its outputs by handle creation (``lazycore.Tensor.seq``). A variable
+# created during the first step (Keras builds optimizer slots at the first
+# ``apply_gradients``) would sort after that step's loss there but before the loss of
+# every later step: a second program. Variables' handles sort before all other handles,
+# in their own creation order, in every step.
 
 
 def _settle(value: lc.Tensor) -> None:
@@ -63,6 +71,7 @@ class Variable(LazyTensor, metaclass=_Factory):
             eager = tf.convert_to_tensor(initial_value, dtype=dtype)
             t = to_core(eager)
         value = lc.Tensor(t.node)  # a fresh handle: assigning must not re-point the source
+        value.seq = _variable_seq()
         _settle(value)
         obj = new(value, cls)
         obj.__dict__["_trainable"] = bool(trainable)
@@ -137,3 +146,22 @@ class Variable(LazyTensor, metaclass=_Factory):
 
         return (f"<ltf.Variable '{self._name}' shape={tuple(self.shape.as_list())} "
                 f"dtype={self.dtype.name}, numpy={np.asarray(self.numpy())!r}>")
+
+
+# What Keras's TF optimizer keys its slots by (``tf.Variable._unique_id``)
+Variable._unique_id = property(lambda self: f"ltf.Variable:{self._id}")
+# TF parses a variable's device when colocating with it (Keras's optimizer slots): no
+# placement constraint, rather than the tensor's informative "lazy"
+Variable.device = property(lambda self: "")
+
+
+def _handle(self):
+    """Inside a ``tf.function`` trace: the resource of the variable's shadow (what
+    TensorFlow's tape and Keras's compiled steps use); a lazy value has none outside."""
+    if building():
+        return shadow(self).handle
+    raise AttributeError("an ltf.Variable has no TensorFlow resource handle outside a "
+                         "tf.function trace")
+
+
+Variable.handle = property(_handle)

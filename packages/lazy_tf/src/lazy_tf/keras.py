@@ -1,0 +1,227 @@
+"""Keras 3 (TensorFlow backend) on lazy_tf.
+
+>>> import keras, lazy_tf as ltf
+>>> ltf.keras.enable()          # Keras variables created from now on hold lazy values
+>>> model = keras.Sequential([keras.layers.Dense(4, activation="relu"), keras.layers.Dense(1)])
+
+* Lazy tensors are tensors to TensorFlow (``tf.is_tensor``), so Keras's
+  ``convert_to_tensor`` passes them through and ``keras.ops`` reach the TF APIs that
+  lazy_tf traces (that part needs no ``enable``).
+* ``enable()`` makes every Keras variable created afterwards keep an ``ltf.Variable``
+  as its value (instead of a ``tf.Variable``): layers then read weights from the lazy
+  graph, ``ltf.GradientTape`` differentiates with respect to Keras variables, and Keras
+  optimizers' updates (``variable.assign``) are recorded, so a whole Keras training
+  step is one compiled program.
+* Requires Keras 3 with ``KERAS_BACKEND=tensorflow``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+
+from ._variable import Variable
+
+_STATE = {"enabled": False, "original": None}
+
+
+def _backend_variable_class():
+    import keras
+
+    if keras.backend.backend() != "tensorflow":
+        raise RuntimeError("lazy_tf.keras needs Keras's TensorFlow backend "
+                           f"(KERAS_BACKEND=tensorflow), not {keras.backend.backend()!r}")
+    return importlib.import_module("keras.src.backend.tensorflow.core").Variable
+
+
+def enable() -> None:
+    """Keras variables created from now on hold ``ltf.Variable`` values (idempotent)."""
+    cls = _backend_variable_class()
+    if _STATE["enabled"]:
+        return
+    original = cls._initialize
+
+    def _initialize(self, value):
+        if not _STATE["enabled"] or isinstance(value, Variable):
+            return original(self, value)
+        if callable(value):
+            value = value()
+        self._value = Variable(value, trainable=self.trainable, dtype=self._dtype,
+                               name=self.name)
+
+    cls._initialize = _initialize
+    _STATE["original"] = original
+    _STATE["converter"] = _patch_convert_to_tensor()
+    _patch_optimizer()
+    _make_dispatchable(cls)
+    _patch_rnn()
+    _patch_trainer()
+    _STATE["enabled"] = True
+
+
+class _TensorFlowWithLazyTape:
+    """``tensorflow`` as Keras's TF trainer module sees it, but for ``GradientTape``:
+    ``ltf.GradientTape`` (lazy in eager steps, a ``tf.GradientTape`` inside a
+    ``tf.function`` trace) while lazy Keras variables are enabled."""
+
+    def __init__(self, tf):
+        self._tf = tf
+
+    def __getattr__(self, name):
+        return getattr(self._tf, name)
+
+    def GradientTape(self, *args, **kwargs):  # noqa: N802 - TF's name
+        from ._tape import GradientTape
+
+        cls = GradientTape if _STATE["enabled"] else self._tf.GradientTape
+        return cls(*args, **kwargs)
+
+
+def _patch_trainer() -> None:
+    """``model.fit``/``evaluate``/``predict``/``train_on_batch`` with ``run_eagerly=True``
+    trace each step lazily: the trainer's tape is ``ltf.GradientTape`` and each step
+    ends with a barrier (``ltf.sync``), one compiled program per step. Compiled steps
+    (the default) run TensorFlow's graph on the variables' shadows (see ``_graph``)."""
+    import tensorflow as tf
+
+    from . import sync
+
+    module = importlib.import_module("keras.src.backend.tensorflow.trainer")
+    if isinstance(module.tf, _TensorFlowWithLazyTape):
+        return
+    module.tf = _TensorFlowWithLazyTape(tf)
+    cls = module.TensorFlowTrainer
+    for name in ("train_step", "test_step", "predict_step"):
+        original = getattr(cls, name)
+
+        def step(self, data, _original=original):
+            out = _original(self, data)
+            if _STATE["enabled"] and tf.executing_eagerly():
+                sync()  # the step barrier: Keras may read nothing before the epoch ends
+            return out
+
+        functools.update_wrapper(step, original)
+        setattr(cls, name, step)
+
+
+def _patch_rnn() -> None:
+    """Keras's TF ``rnn`` runs a ``tf.while_loop`` over TensorArrays, which converts each
+    step's lazy values to eager ones. On lazy inputs, or with lazy Keras variables, and a
+    static number of steps it runs unrolled (Keras's own ``unroll=True`` path): every
+    step is traced. (Inside a ``tf.function`` trace, Keras's own loop.)"""
+    module = importlib.import_module("keras.src.backend.tensorflow.rnn")
+    original = module.rnn
+    if getattr(original, "__lazy_tf__", False):
+        return
+    import tensorflow as tf
+
+    from ._graph import building
+    from ._tensor import LazyTensor
+
+    @functools.wraps(original)
+    def rnn(step_function, inputs, initial_states, *args, **kwargs):
+        flat = tf.nest.flatten(inputs)
+        time_axis = 0 if kwargs.get("time_major", False) else 1
+        lazy = _STATE["enabled"] or any(  # lazy weights make every step lazy too
+            isinstance(x, LazyTensor) for x in flat + tf.nest.flatten(initial_states))
+        if (lazy and not kwargs.get("unroll", False) and not building() and
+                all(x.shape.rank and x.shape[time_axis] is not None for x in flat)):
+            kwargs["unroll"] = True
+        return original(step_function, inputs, initial_states, *args, **kwargs)
+
+    rnn.__lazy_tf__ = True
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("keras") and getattr(mod, "rnn", None) is original:
+            mod.rnn = rnn
+
+
+def _make_dispatchable(cls) -> None:
+    """TF ops called on a Keras variable itself (``tf.cast(v)``, ``tf.split(v, 4)``) would
+    convert it through its ``__tf_tensor__``: an eager copy of a lazy value. Made a
+    dispatchable type, its elementwise ops and the table's APIs come to lazy_tf, which
+    calls them again on the variable's value (lazy: traced; a ``tf.Variable``:
+    TensorFlow's own op)."""
+    import tensorflow as tf
+    from tensorflow.python.util import dispatch as tf_dispatch
+
+    from ._dispatch import TENSOR_LIKES, add_tensor_like
+
+    if cls in TENSOR_LIKES:
+        return
+    tf_dispatch.register_dispatchable_type(cls)
+    add_tensor_like(cls, _value_of)
+
+    @tf.experimental.dispatch_for_unary_elementwise_apis(cls)
+    def _unary(api_func, x):
+        return api_func(_value_of(x))
+
+
+def _value_of(v):
+    return v.value
+
+
+def _patch_optimizer() -> None:
+    """Keras's TF optimizer sends gradients through ``tf.distribute``'s all-reduce, whose
+    ``custom_gradient`` rejects composite tensors. Without a distribution strategy that
+    reduction is the identity and the update is ``update_step`` per variable: for lazy
+    variables that is what runs (with a strategy, Keras's own path, unchanged)."""
+    import tensorflow as tf
+
+    cls = importlib.import_module("keras.src.backend.tensorflow.optimizer").TFOptimizer
+    if getattr(cls._backend_update_step, "__lazy_tf__", False):
+        return
+    original = cls._backend_update_step
+
+    @functools.wraps(original)
+    def _backend_update_step(self, grads, trainable_variables, learning_rate):
+        lazy = [lazy_value(v) for v in trainable_variables]
+        if tf.distribute.has_strategy() or not any(v is not None for v in lazy):
+            return original(self, grads, trainable_variables, learning_rate)
+        for grad, var, inner in zip(grads, trainable_variables, lazy, strict=True):
+            self.update_step(grad, inner if inner is not None else var, learning_rate)
+
+    _backend_update_step.__lazy_tf__ = True
+    cls._backend_update_step = _backend_update_step
+
+
+def _patch_convert_to_tensor():
+    """Keras's TF ``convert_to_tensor`` hands a Keras variable holding an ``ltf.Variable``
+    on as that variable's value (TF would convert the Keras variable through its
+    ``__tf_tensor__``: an eager copy). Every Keras module that imported the function by
+    name gets the wrapper."""
+    core = importlib.import_module("keras.src.backend.tensorflow.core")
+    original = core.convert_to_tensor
+
+    @functools.wraps(original)
+    def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
+        if lazy_value(x) is not None:
+            x = x.value  # autocast and stateless scopes apply, as in Keras
+        return original(x, dtype=dtype, sparse=sparse, ragged=ragged)
+
+    _swap(original, convert_to_tensor)
+    return original, convert_to_tensor
+
+
+def _swap(old, new) -> None:
+    for name, module in list(sys.modules.items()):
+        if name.startswith("keras") and getattr(module, "convert_to_tensor", None) is old:
+            module.convert_to_tensor = new
+
+
+def disable() -> None:
+    """Keras variables created from now on are ``tf.Variable``s again."""
+    if _STATE["enabled"]:
+        _backend_variable_class()._initialize = _STATE["original"]
+        _swap(*reversed(_STATE["converter"]))
+        _STATE["enabled"] = False
+
+
+def is_enabled() -> bool:
+    return _STATE["enabled"]
+
+
+def lazy_value(v):
+    """The ``ltf.Variable`` behind a Keras variable, or None."""
+    inner = getattr(v, "_value", None)
+    return inner if isinstance(inner, Variable) else None
