@@ -76,7 +76,7 @@ def test_debug_off_prints_nothing(capsys):
 
 
 def test_cause_vocabulary_is_documented():
-    for cause in ("explicit", "item", "print", "host_transfer", "fallback", "materialize"):
+    for cause in ("explicit", "item", "print", "host_transfer", "fallback:<op>", "materialize"):
         assert cause in lc.diagnostics.CAUSES
 
 
