@@ -116,7 +116,60 @@ def _complex_reciprocal(x):
 
 
 def absolute(x):
+    if _kind(x) == "c":  # |z| is inf when a part is, even beside a NaN (hypot's rule)
+        r = ops.abs(x)
+        return ops.select(_any_inf(x), like(r, np.inf), r)
     return x if _kind(x) in "bu" else ops.abs(x)
+
+
+def _any_inf(x):
+    return _or(isinf(ops.real(x)), isinf(ops.imag(x)))
+
+
+def _inf_and_nan(x):
+    return _and(_any_inf(x), _or(_isnan(ops.real(x)), _isnan(ops.imag(x))))
+
+
+def _complex_log(op_name):
+    """XLA's complex log/log1p, with C99's ``inf + nan j`` where a part is infinite
+    and the other NaN (XLA gives NaN there)."""
+    op = ops.get(op_name)
+
+    def kernel(x):
+        out = op(x)
+        if _kind(x) != "c":
+            return out
+        re = ops.real(out)
+        special = ops.complex(like(re, np.inf), like(re, np.nan))
+        return ops.select(_inf_and_nan(x), special, out)
+    return kernel
+
+
+_LOG = _complex_log("log")
+
+
+def exp(x):
+    if _kind(x) != "c":
+        return ops.exp(x)
+    return _complex_exp(x)
+
+
+def _complex_exp(x):
+    """C99's cexp as NumPy gives it: ``exp(re) * cis(im)`` with an exactly zero imaginary
+    part kept (its sign too), and the rules for infinite or NaN imaginary parts."""
+    re, im = ops.real(x), ops.imag(x)
+    e = ops.exp(re)
+    out_re, out_im = ops.mul(e, ops.cos(im)), ops.mul(e, ops.sin(im))
+    zero, inf, nan = like(re, 0), like(re, np.inf), like(re, np.nan)
+    re_pinf, re_ninf = ops.eq(re, inf), ops.eq(re, ops.neg(inf))
+    im_bad = _not(ops.is_finite(im))
+    bad_re = ops.select(re_pinf, inf, ops.select(re_ninf, zero, nan))
+    signed_zero = ops.select(ops.lt(im, zero), ops.neg(zero), zero)
+    bad_im = ops.select(re_pinf, nan, ops.select(re_ninf, signed_zero, nan))
+    out_re = ops.select(im_bad, bad_re, out_re)
+    out_im = ops.select(im_bad, bad_im, out_im)
+    im_zero = ops.eq(im, zero)
+    return ops.complex(ops.select(im_zero, e, out_re), ops.select(im_zero, im, out_im))
 
 
 def sign(x):
@@ -126,6 +179,9 @@ def sign(x):
         return lc.numeric.cast(ops.ne(x, like(x, 0)), x.dtype)
     if _kind(x) == "c":
         return _complex_sign(x)
+    if _kind(x) == "f":  # NumPy: sign(-0.0) is +0.0 (XLA keeps the zero's sign)
+        zero = like(x, 0)
+        return ops.select(ops.eq(x, zero), zero, ops.sign(x))
     return ops.sign(x)
 
 
@@ -161,7 +217,7 @@ def _log_base(base):
     scale = 1.0 / math.log(base)
 
     def kernel(x):
-        log = ops.log(x)
+        log = _LOG(x)
         if _kind(x) == "c":  # each part scaled: (-inf)*0 in a complex product is NaN
             re, im = ops.real(log), ops.imag(log)
             return ops.complex(ops.mul(re, like(re, scale)), ops.mul(im, like(im, scale)))
@@ -372,8 +428,8 @@ KERNELS = {
     "sign": sign, "rint": rint, "trunc": lc.numeric.trunc,
     "floor": _floor_ceil("floor"), "ceil": _floor_ceil("ceil"),
     "conjugate": _op("conj"), "conj": _op("conj"),
-    "exp": _unary_float("exp"), "exp2": _unary_float("exp2"), "expm1": _unary_float("expm1"),
-    "log": _unary_float("log"), "log1p": _unary_float("log1p"),
+    "exp": exp, "exp2": _unary_float("exp2"), "expm1": _unary_float("expm1"),
+    "log": _complex_log("log"), "log1p": _complex_log("log1p"),
     "log2": _log_base(2.0), "log10": _log_base(10.0),
     "sqrt": _unary_float("sqrt"), "cbrt": _unary_float("cbrt"), "square": square,
     "reciprocal": reciprocal,
