@@ -199,7 +199,11 @@ def _syncs() -> int:
 
 
 def _index_maker(device):
-    return lambda v: torch.tensor(v).to(device)
+    """Index tensors on ``device``; on the lazy device computed there, so their values are
+    unknown when the op is recorded (an index uploaded from the host is checked at once)."""
+    if device == "cpu":
+        return lambda v: torch.tensor(v)
+    return lambda v: (torch.tensor(v) + 1).to(device) - 1
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -230,6 +234,19 @@ def test_in_range_indices_match_eager(dev, name):
     torch.testing.assert_close(got.cpu(), expected)
 
 
+@pytest.mark.parametrize("name", ["gather", "embedding", "cross_entropy", "advanced_index",
+                                  "one_hot"])
+def test_out_of_range_host_index_raises_at_the_call(dev, name):
+    """Indices uploaded from the host have known values: eager's error at the call."""
+    fn = CASES[name]
+    with pytest.raises((IndexError, RuntimeError)) as eager:
+        fn(X.clone(), _index_maker("cpu"))
+    syncs = _syncs()
+    with pytest.raises(type(eager.value)):
+        fn(X.to(dev), lambda v: torch.tensor(v).to(dev))
+    assert _syncs() == syncs
+
+
 def test_one_hot_dtype_error_matches_eager(dev):
     for device in ("cpu", dev):
         with pytest.raises(RuntimeError, match="LongTensor"):
@@ -250,7 +267,7 @@ def test_checks_cost_one_extra_output_and_no_sync_per_op(dev):
 
 def test_bad_index_fails_at_explicit_sync_and_dead_results_still_raise(dev):
     x = X.to(dev)
-    torch.gather(x, 1, torch.tensor([[9]]).to(dev))  # result dropped: eager raised anyway
+    torch.gather(x, 1, _index_maker(dev)([[9]]))  # result dropped: eager raised anyway
     with pytest.raises(RuntimeError, match="aten.gather"):
         lazy_torch.sync()
     assert (x + 0).sum().item() == 66.0
@@ -260,7 +277,7 @@ def test_training_step_with_bad_target_raises_and_keeps_weights(dev):
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 3).to(dev)
     before = model.weight.detach().cpu().clone()
-    loss = F.cross_entropy(model(X.to(dev)), torch.tensor([0, 1, 3]).to(dev))
+    loss = F.cross_entropy(model(X.to(dev)), _index_maker(dev)([0, 1, 3]))
     with pytest.raises(IndexError, match="Target"):
         loss.item()
     torch.testing.assert_close(model.weight.detach().cpu(), before)

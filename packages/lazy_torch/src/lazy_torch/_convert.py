@@ -55,4 +55,8 @@ def numpy_to_cpu(a, *, owned: bool = False) -> torch.Tensor:
 
 
 def cpu_to_core(t: torch.Tensor) -> lc.Tensor:
-    return lc.asarray(cpu_to_numpy(t))
+    host = cpu_to_numpy(t)
+    value = lc.asarray(host)
+    if host.dtype.kind in "iu":  # indices and labels: range checks decided on the host
+        lc.checks.remember_range(value, host)
+    return value

@@ -14,6 +14,8 @@ Host-known operands (constants, Python scalars) are checked at once: no program 
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .ir import LEAF_OPS, Node, host_value
@@ -59,6 +61,38 @@ def require(bad, error_type, message: str, *, op: str, guards=()) -> None:
     _pending.append(Check(bad, error_type, message, op, _call_site(), guard_nodes))
 
 
+_RANGES: dict = {}  # id(device array) -> (weak ref to it, min, max) of host-uploaded ints
+
+
+def remember_range(tensor, host) -> None:
+    """``tensor`` (device data) was uploaded from the integer host array ``host``: keep
+    its min and max, so checks on it are decided on the host at the call (a batch of
+    indices or labels from a DataLoader needs no in-program check)."""
+    node = tensor.node
+    if node.op != "data" or host.size == 0 or host.dtype.kind not in "iu":
+        return
+    array = node.value
+    key = id(array)
+    try:
+        ref = weakref.ref(array, lambda _, k=key: _RANGES.pop(k, None))
+    except TypeError:
+        return
+    _RANGES[key] = (ref, int(host.min()), int(host.max()))
+
+
+def known_range(index):
+    """(min, max) of an integer tensor whose values the host knows, else None."""
+    node = index.node
+    if node.op in ("const", "param"):
+        values = np.asarray(host_value(node))
+        return int(values.min()), int(values.max())
+    if node.op == "data":
+        entry = _RANGES.get(id(node.value))
+        if entry is not None and entry[0]() is node.value:
+            return entry[1], entry[2]
+    return None
+
+
 def index_in_range(index, size: int, error_type, message: str, *, op: str,
                    negative: bool = True, guards=()) -> None:
     """Every value of the integer tensor ``index`` lies in ``[-size, size)`` (``negative``)
@@ -67,16 +101,18 @@ def index_in_range(index, size: int, error_type, message: str, *, op: str,
 
     if index.size == 0:
         return
-    if index.node.op in ("const", "param"):
-        values = np.asarray(host_value(index.node))
-        lo = -size if negative else 0
-        if ((values < lo) | (values >= size)).any():
+    known = known_range(index)
+    if known is not None:  # values known on the host: checked at the call
+        if known[0] < (-size if negative else 0) or known[1] >= size:
             raise error_type(f"{message} (op {op})")
         return
-    low = numeric.full(index.shape, -size if negative else 0, index.dtype)
-    high = numeric.full(index.shape, size, index.dtype)
-    out = ops.bitwise_or(ops.lt(index, low), ops.ge(index, high))
-    require(numeric.any(out), error_type, message, op=op, guards=guards)
+    # one unsigned compare: shifted into [0, span) when valid, negatives wrap to huge
+    wide = numeric.cast(index, np.int64)
+    if negative:
+        wide = ops.add(wide, numeric.full(index.shape, size, np.int64))
+    unsigned = numeric.cast(wide, np.uint64)
+    span = numeric.full(index.shape, 2 * size if negative else size, np.uint64)
+    require(numeric.any(ops.ge(unsigned, span)), error_type, message, op=op, guards=guards)
 
 
 # -- the runtime's side ---------------------------------------------------------------

@@ -62,6 +62,13 @@ def _check_targets(x, target, ignore_index, op, results=()):
     if not D.is_integer(target.dtype) or target.size == 0 or x.ndim == 0:
         return
     classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    known = lc.checks.known_range(target)
+    if known is not None:  # labels uploaded from the host
+        if 0 <= known[0] and known[1] < classes:
+            return  # all in range: nothing to check
+        if not known[0] <= ignore_index <= known[1]:  # none ignored: eager's error now
+            raise IndexError(f"Target {known[1] if known[1] >= classes else known[0]} is out "
+                             "of bounds.")
     low = num.full(target.shape, 0, target.dtype)
     high = num.full(target.shape, classes, target.dtype)
     outside = ops.bitwise_or(ops.lt(target, low), ops.ge(target, high))
