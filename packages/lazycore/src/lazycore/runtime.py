@@ -177,9 +177,9 @@ def _run(targets, full: bool, cause: str):
     try:
         placement = sharding.plan(program)  # None unless a mesh is involved
         if placement is None:
-            donate = tiers.donation(program, donate)
+            donate = tiers.donation(program, donate, site)
         key = (program.key, donate)
-        if placement is None and tiers.interpret_now(program, key, donate, placement):
+        if placement is None and tiers.interpret_now(program, key, donate, placement, site):
             start = time.perf_counter()
             outputs = interpreter.run(program)  # tier 0: no compile (lazycore.tiers)
             metrics.inc("interpreted_executions")

@@ -37,7 +37,7 @@ _done = threading.Condition()
 _worker: list = []        # the background thread, started on first use
 
 
-def interpret_now(program: Program, key, donate: tuple, placement) -> bool:
+def interpret_now(program: Program, key, donate: tuple, placement, site: str = "") -> bool:
     """Whether this run of ``program`` goes to the interpreter; in ``"auto"`` it also
     queues the background compile of a program seen before."""
     tier = settings.tier
@@ -54,11 +54,11 @@ def interpret_now(program: Program, key, donate: tuple, placement) -> bool:
         _seen.clear()
     _seen[key] = runs + 1
     if tier == "auto" and runs >= 1 and key not in _in_flight and key not in _failed:
-        _submit(program, key, donate)
+        _submit(program, key, donate, site)
     return True
 
 
-def donation(program: Program, donate: tuple) -> tuple:
+def donation(program: Program, donate: tuple, site: str = "") -> tuple:
     """The donation this run uses. In ``"auto"``, a program compiled only for fewer
     donated inputs (its first compiled runs had more inputs still held) runs such an
     executable now, donating a subset (never donating is always safe), while the
@@ -74,7 +74,7 @@ def donation(program: Program, donate: tuple) -> tuple:
     if not subsets:
         return donate
     if key not in _in_flight and key not in _failed:
-        _submit(program, key, donate)
+        _submit(program, key, donate, site)
     return max(subsets, key=len)
 
 
@@ -83,10 +83,10 @@ def runs(key) -> int:
     return _seen.get(key, 0)
 
 
-def _submit(program: Program, key, donate: tuple) -> None:
+def _submit(program: Program, key, donate: tuple, site: str) -> None:
     with _done:
         _in_flight.add(key)
-    _jobs.put((program, key, donate))
+    _jobs.put((program, key, donate, site))
     metrics.inc("background_compiles_queued")
     if not _worker:
         thread = threading.Thread(target=_work, name="lazycore-compile", daemon=True)
@@ -100,9 +100,9 @@ def _work() -> None:
         job = _jobs.get()
         if job is None:
             return
-        program, key, donate = job
+        program, key, donate, site = job
         try:
-            _compile(program, key, donate)
+            _compile(program, key, donate, site)
         finally:
             del program, job
             with _done:
@@ -110,7 +110,7 @@ def _work() -> None:
                 _done.notify_all()
 
 
-def _compile(program: Program, key, donate: tuple) -> None:
+def _compile(program: Program, key, donate: tuple, site: str) -> None:
     start = time.perf_counter()
     try:
         lowered = lower(program, donate)
@@ -126,7 +126,8 @@ def _compile(program: Program, key, donate: tuple) -> None:
     metrics.add_time("compile", done - lowered_at)
     metrics.inc("compiles")
     metrics.inc("background_compiles")
-    diagnostics.on_compile(program, lowered, executable, "<background compile>")  # dump dir
+    # LAZYCORE_DUMP_DIR; site: the line whose sync queued the compile
+    diagnostics.on_compile(program, lowered, executable, site or "<background compile>")
     cache.store(key, executable)
     if settings.persistent_cache_dir:
         cache.save(cache.program_digest(program, donate), executable)
