@@ -42,14 +42,14 @@ def _connected(observed: list, live_pending: list) -> tuple[list, bool]:
         if all(id(t) in observed_ids for t in live_pending):
             _left_pending.clear()
             return observed, True
-    included: set = set()  # pending nodes of the program (identity hashing)
-    stack = [t.node for t in observed]
-    while stack:
-        node = stack.pop()
-        if node in included or node.op in LEAF_OPS:
-            continue
-        included.add(node)
-        stack.extend(node.operands)
+    included: set = set()  # nodes with operands under the observed values (identity hashing)
+    add, stack = included.add, [t.node for t in observed]
+    pop, extend = stack.pop, stack.extend
+    while stack:  # the hot loop of an observation: leaves (no operands) are never added
+        node = pop()
+        if node not in included and node.operands:
+            add(node)
+            extend(node.operands)
     carried = _left_pending
     excluded: set = set()  # pending nodes known to reach neither
     targets = list(observed)
