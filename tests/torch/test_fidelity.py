@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 import os
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 import torch
 import torch.nn.functional as F
@@ -382,3 +384,86 @@ def test_cpu_checkpoint_loads_into_a_lazy_model(dev):
                                 torch.nn.Linear(4, 7, bias=False)).to(dev)
     model.load_state_dict(state)
     torch.testing.assert_close(model[0].weight.cpu(), eager[0].weight.detach())
+
+
+# -- differential fuzzing of the classes above ------------------------------------------------
+
+INT_DTYPES = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
+SCALAR_OPS = [lambda t, s: t + s, lambda t, s: s - t, lambda t, s: t * s,
+              lambda t, s: t // s, lambda t, s: t % s, lambda t, s: t.mul_(s),
+              lambda t, s: torch.where(t > 0, t, s), lambda t, s: t.fill_(s)]
+INDEX_OPS = [lambda x, i: torch.gather(x, 1, i.reshape(-1, 1)[: x.shape[0]]),
+             lambda x, i: x.index_select(0, i), lambda x, i: x[i],
+             lambda x, i: F.embedding(i, x), lambda x, i: torch.take(x, i),
+             lambda x, i: F.cross_entropy(x[: i.numel()], i[: x.shape[0]]),
+             lambda x, i: x.clone().index_add_(0, i, torch.ones(i.numel(), x.shape[1],
+                                                                device=x.device))]
+
+
+def _outcome(fn):
+    try:
+        out = fn()
+        return out.cpu() if isinstance(out, torch.Tensor) else out  # the barrier
+    except Exception as e:  # noqa: BLE001 - the exception type is the outcome
+        return type(e)
+
+
+@hypothesis.settings(max_examples=40, deadline=None, derandomize=True)
+@hypothesis.given(dtype=st.sampled_from(INT_DTYPES), op=st.sampled_from(SCALAR_OPS),
+                  scalar=st.one_of(st.integers(-2 ** 70, 2 ** 70),
+                                   st.sampled_from([-129, 128, 255, 256, 40000, -2 ** 31 - 1,
+                                                    2 ** 63 - 1, 2 ** 64])),
+                  seed=st.integers(0, 1000))
+def test_fuzz_python_int_operands(dtype, op, scalar, seed):
+    dev = lazy_torch.device()
+    values = torch.randint(-100, 100, (5,), generator=torch.Generator().manual_seed(seed))
+    base = values.to(dtype)
+    if scalar == 0 and op in SCALAR_OPS[3:5]:
+        scalar = 7
+    expected = _outcome(lambda: op(base.clone(), scalar))
+    got = _outcome(lambda: op(base.clone().to(dev), scalar))
+    if isinstance(expected, type):
+        assert got is expected, (expected, got)
+    else:
+        assert not isinstance(got, type), got
+        assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+@hypothesis.settings(max_examples=40, deadline=None, derandomize=True)
+@hypothesis.given(op=st.sampled_from(INDEX_OPS), rows=st.integers(1, 5),
+                  index=st.lists(st.integers(-8, 8), min_size=1, max_size=5),
+                  lazy_index=st.booleans())
+def test_fuzz_index_ranges(op, rows, index, lazy_index):
+    dev = lazy_torch.device()
+    x = torch.arange(rows * 3.0).reshape(rows, 3)
+    i = torch.tensor(index)
+    expected = _outcome(lambda: op(x.clone(), i))
+    lazy_i = ((i + 1).to(dev) - 1) if lazy_index else i.to(dev)
+    got = _outcome(lambda: op(x.to(dev), lazy_i))
+    if isinstance(expected, type):
+        assert got is expected, (expected, got)
+    else:
+        assert not isinstance(got, type), got
+        torch.testing.assert_close(got, expected)
+
+
+@hypothesis.settings(max_examples=20, deadline=None, derandomize=True)
+@hypothesis.given(steps=st.lists(st.sampled_from(["half", "bfloat16", "double", "float",
+                                                  "to_f16", "to_lazy"]), min_size=1,
+                                 max_size=3))
+def test_fuzz_module_conversions(steps):
+    dev = lazy_torch.device()
+    convert = {"half": lambda m: m.half(), "bfloat16": lambda m: m.bfloat16(),
+               "double": lambda m: m.double(), "float": lambda m: m.float(),
+               "to_f16": lambda m: m.to(torch.float16), "to_lazy": lambda m: m}
+    models = []
+    for device in ("cpu", dev):
+        model = _tied().to(device)
+        for step in steps:
+            model = convert[step](model)
+        models.append(model)
+    eager, lazy = models
+    assert len(list(lazy.parameters())) == len(list(eager.parameters())) == 1
+    for pe, pl in zip(eager.parameters(), lazy.parameters(), strict=True):
+        assert pl.dtype == pe.dtype and lazy_torch.core(pl).dtype == TO_NP[pe.dtype]
+        torch.testing.assert_close(pl.detach().cpu(), pe.detach())

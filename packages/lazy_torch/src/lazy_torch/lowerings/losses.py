@@ -56,6 +56,16 @@ def _sample_weights(x, target, weight, ignore_index, hot):
     return w
 
 
+def _decomposition_accepts(x, target) -> bool:
+    """Shapes and dtype under which the decomposition computes a value (a check registered
+    for a call that then fails would raise again at the next barrier)."""
+    if target.dtype != D.int64 or not D.is_floating(x.dtype):
+        return False
+    if x.ndim == 1:
+        return target.ndim == 0
+    return x.ndim >= 2 and target.shape == x.shape[:1] + x.shape[2:]
+
+
 def _check_targets(x, target, ignore_index, op, results=()):
     """Eager raises ``IndexError: Target N is out of bounds.`` for a target outside
     [0, classes) that is not ``ignore_index``: checked in the next compiled program."""
@@ -81,7 +91,8 @@ def _check_targets(x, target, ignore_index, op, results=()):
 @lower("nll_loss_forward.default", "nll_loss2d_forward.default")
 def nll_loss_forward(x, target, weight, reduction, ignore_index):
     if not _covered(x, target, weight):
-        _check_targets(x, target, ignore_index, "aten.nll_loss_forward")
+        if _decomposition_accepts(x, target):  # else it raises eager's error at the call
+            _check_targets(x, target, ignore_index, "aten.nll_loss_forward")
         return NotImplemented
     out = _nll_loss_forward(x, target, weight, reduction, ignore_index)
     _check_targets(x, target, ignore_index, "aten.nll_loss_forward", out)
