@@ -118,9 +118,13 @@ class DeviceLoader:
     def _produce(self, ready: queue.Queue, stop: threading.Event) -> None:
         device = default_device()
         try:
-            for index, batch in enumerate(self.source):
-                if stop.is_set():
-                    return
+            source = iter(self.source)
+            index = 0
+            while not stop.is_set():  # checked before pulling: no batch read after close
+                try:
+                    batch = next(source)
+                except StopIteration:
+                    break
                 start = time.perf_counter()
                 flat = _flatten(batch)
                 arrays = [self._transfer(leaf, device) for leaf in flat[1]]
@@ -128,6 +132,7 @@ class DeviceLoader:
                 _record(f"h2d batch {index}", start, time.perf_counter())
                 if not _put(ready, (flat[0], arrays), stop):
                     return
+                index += 1
         except BaseException as error:  # noqa: BLE001 - re-raised in the loop's thread
             _put(ready, _Failure(error), stop)
             return
