@@ -183,3 +183,23 @@ def test_spec_has_no_identity():
     flat = tf.nest.flatten(a, expand_composites=True)
     assert len(flat) == 1 and isinstance(flat[0], tf.Tensor)
     np.testing.assert_allclose(flat[0].numpy(), [1.0, 2.0])
+
+
+def test_variable_argument_is_assignable_like_tf_variable():
+    def run(variable, const):
+        @tf.function
+        def step(v, x):
+            v.assign_add(x)
+            return v * 2.0
+
+        a, b = variable([1.0, 2.0]), variable([5.0, 5.0])
+        outs = [step(a, const([1.0, 1.0])), step(b, const([0.5, 0.5])),
+                step(a, const([1.0, 0.0]))]
+        return [o.numpy() for o in outs] + [a.numpy(), b.numpy()], \
+            step.experimental_get_tracing_count()
+
+    lazy, lazy_traces = run(ltf.Variable, ltf.constant)
+    eager, eager_traces = run(tf.Variable, tf.constant)
+    for x, y in zip(lazy, eager, strict=True):
+        np.testing.assert_allclose(x, y)
+    assert lazy_traces == eager_traces

@@ -105,6 +105,41 @@ class LazySpec(type_spec.BatchableTypeSpec):
         return self
 
 
+@type_spec_registry.register("lazy_tf.LazyVariableSpec")
+class LazyVariableSpec(type_spec.TypeSpec):
+    """TypeSpec of an ``ltf.Variable``: its component is the variable's shadow (a
+    ``tf.Variable``), so a ``tf.function`` taking the variable as an argument reads and
+    assigns it, as with a ``tf.Variable`` argument."""
+
+    __slots__ = ("_shape", "_dtype", "_trainable")
+
+    def __init__(self, shape, dtype, trainable=True):
+        self._shape = tf.TensorShape(shape)
+        self._dtype = tf.as_dtype(dtype)
+        self._trainable = bool(trainable)
+
+    @property
+    def value_type(self):
+        return _lazy_classes()[1]
+
+    def _serialize(self):
+        return (self._shape, self._dtype, self._trainable)
+
+    @property
+    def _component_specs(self):
+        return [resource_variable_ops.VariableSpec(self._shape, self._dtype,
+                                                   trainable=self._trainable)]
+
+    def _to_components(self, value):
+        s = shadow(value)
+        if not building():
+            before_call(value)  # the shadow holds the current value for this call
+        return [s]
+
+    def _from_components(self, components):
+        return components[0]
+
+
 def eager(x) -> tf.Tensor:
     """The current value of a lazy tensor or variable as an eager tensor (a sync)."""
     from ._tensor import observe

@@ -165,3 +165,13 @@ def _handle(self):
 
 
 Variable.handle = property(_handle)
+
+
+def _variable_spec(self):
+    from ._graph import LazyVariableSpec
+
+    return LazyVariableSpec(self.shape, self.dtype, self.trainable)
+
+
+# a tf.function argument: the variable's shadow, read and assigned by the graph
+Variable._type_spec = property(_variable_spec)
