@@ -467,3 +467,13 @@ def test_fuzz_module_conversions(steps):
     for pe, pl in zip(eager.parameters(), lazy.parameters(), strict=True):
         assert pl.dtype == pe.dtype and lazy_torch.core(pl).dtype == TO_NP[pe.dtype]
         torch.testing.assert_close(pl.detach().cpu(), pe.detach())
+
+
+def test_index_add_dtype_mismatch_raises_and_leaves_no_check_behind(dev):
+    target = torch.zeros(3, 2, dtype=torch.int64)
+    bad = torch.tensor([5])
+    with pytest.raises(RuntimeError):
+        target.clone().index_add_(0, bad, torch.ones(1, 2))  # float into int64: eager raises
+    with pytest.raises(RuntimeError):
+        target.to(dev).index_add_(0, _index_maker(dev)([5]), torch.ones(1, 2).to(dev))
+    assert (target.to(dev) + 1).sum().item() == 6  # no stale index error at this barrier

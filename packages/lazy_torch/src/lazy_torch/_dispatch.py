@@ -32,15 +32,23 @@ _CIA = torch._C.DispatchKey.CompositeImplicitAutograd
 _SKIP_DECOMP: set = set()
 
 
+_PENDING_CHECKS = lc.checks.PENDING  # the core's data checks waiting for the next sync
+
+
 def dispatch(func, args, kwargs):
     handler = _HANDLERS.get(func)
     if handler is None:
         handler = _HANDLERS[func] = resolve(func)
+    pending = len(_PENDING_CHECKS)
     try:
         return handler(func, args, kwargs)
-    except lc.LazyError as e:
-        raise translate(e, func) from None
-    except OverflowError as e:  # a Python scalar outside the dtype (fill, full, clamp)
+    except BaseException as e:
+        del _PENDING_CHECKS[pending:]  # a call that raised leaves no data check behind
+        if isinstance(e, lc.LazyError):
+            raise translate(e, func) from None
+        if not isinstance(e, OverflowError):
+            raise
+        # a Python scalar outside the dtype (fill, full, clamp)
         if any(type(a) is int and not -(1 << 63) <= a < (1 << 64)
                for a in (*args, *kwargs.values())):
             raise OverflowError("int too big to convert") from None  # eager's, at unpacking

@@ -39,11 +39,11 @@ class Check:
                                f" recorded at {self.site})")
 
 
-_pending: list[Check] = []
+PENDING: list[Check] = []  # registration order; a frontend may drop checks its failed call added
 
 
 def pending() -> bool:
-    return bool(_pending)
+    return bool(PENDING)
 
 
 def require(bad, error_type, message: str, *, op: str, guards=()) -> None:
@@ -58,7 +58,7 @@ def require(bad, error_type, message: str, *, op: str, guards=()) -> None:
             raise error_type(f"{message} (op {op})")
         return
     guard_nodes = tuple(g.node for g in guards)
-    _pending.append(Check(bad, error_type, message, op, _call_site(), guard_nodes))
+    PENDING.append(Check(bad, error_type, message, op, _call_site(), guard_nodes))
 
 
 _RANGES: dict = {}  # id(device array) -> (weak ref to it, min, max) of host-uploaded ints
@@ -131,10 +131,10 @@ def take(roots: list[Node]) -> Batch | None:
     """Move every pending check into this sync: appends one root (the flags) to ``roots``."""
     from . import ops
 
-    if not _pending:
+    if not PENDING:
         return None
-    checks = list(_pending)
-    _pending.clear()
+    checks = list(PENDING)
+    PENDING.clear()
     flags = [ops.reshape(c.flag, new_sizes=(1,)) for c in checks]
     combined = flags[0] if len(flags) == 1 else ops.concatenate(*flags, dimension=0)
     roots.append(combined.node)

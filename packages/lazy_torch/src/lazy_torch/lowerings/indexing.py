@@ -182,6 +182,9 @@ def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
 @lower("index_add.default", "index_add_.default")
 def index_add(x, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, x.ndim)
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"index_add_(): self ({_n(x.dtype)}) and source ({_n(source.dtype)}) "
+                           "must have the same scalar type")
     src = num.cast(source, x.dtype)
     if alpha != 1:
         src = ops.mul(src, num.full(src.shape, alpha, x.dtype))
