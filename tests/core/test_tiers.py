@@ -274,6 +274,20 @@ def test_a_failing_background_compile_keeps_the_program_interpreted(tier, monkey
     assert c["background_compile_failures"] == 1 and c["interpreted_executions"] == 4
 
 
+def test_auto_with_a_persistent_cache_compiles_a_first_run_for_the_next_process(tier, tmp_path):
+    tier("auto")
+    lc.configure(persistent_cache_dir=str(tmp_path))
+    try:
+        x = lc.asarray(np.arange(5.0))
+        assert lc.to_numpy(ops.exp(x)).shape == (5,)
+        assert lc.metrics.counters()["interpreted_executions"] == 1
+        assert tiers.wait_compiles(timeout=120)
+        assert lc.metrics.counters()["background_compiles"] == 1
+        assert any(p.name.endswith(".bin") for p in tmp_path.iterdir())
+    finally:
+        lc.configure(persistent_cache_dir=None)
+
+
 def test_tier_setting_is_checked():
     with pytest.raises(ValueError, match="tier"):
         lc.configure(tier="fastest")

@@ -7,7 +7,8 @@ thread while the interpreter keeps the user's program moving; the runs after the
 compile finishes use the executable. A program loaded from the persistent cache, or
 placed on a device mesh, runs compiled at once. ``"compile"``: compile before the first
 run (the cold start of a tight loop pays once, deterministic counters). ``"interpret"``:
-never compile.
+never compile. With a persistent cache (``persistent_cache_dir``), ``"auto"`` queues the
+background compile at a program's first run, so a later process finds it on disk.
 
 Visible in ``metrics`` (``interpreted_executions``, ``background_compiles``; a
 background compile counts in ``compiles`` too) and, with ``debug`` on, in the log.
@@ -53,7 +54,9 @@ def interpret_now(program: Program, key, donate: tuple, placement, site: str = "
     if runs == 0 and len(_seen) >= _MAX_SEEN:
         _seen.clear()
     _seen[key] = runs + 1
-    if tier == "auto" and runs >= 1 and key not in _in_flight and key not in _failed:
+    # with a persistent cache a first run is compiled too: the next process loads it
+    repeats = runs >= 1 or bool(settings.persistent_cache_dir)
+    if tier == "auto" and repeats and key not in _in_flight and key not in _failed:
         _submit(program, key, donate, site)
     return True
 
