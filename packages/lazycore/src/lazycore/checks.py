@@ -40,6 +40,7 @@ class Check:
 
 
 PENDING: list[Check] = []  # registration order; a frontend may drop checks its failed call added
+_pending = PENDING  # the earlier name (lazycore.subprogram at d806778)
 
 
 def pending() -> bool:
