@@ -28,9 +28,16 @@ def test_call_is_one_node_and_matches_the_ops():
 
 
 def test_placeholder_has_no_value():
-    ph = lc.subprogram.placeholder(lc.Aval((2,), np.dtype("float32")))
-    with pytest.raises(lc.subprogram.CaptureError):
-        lc.to_numpy(lc.ops.add(ph, ph))
+    def observe_placeholder():
+        ph = lc.subprogram.placeholder(lc.Aval((2,), np.dtype("float32")))
+        try:
+            lc.to_numpy(lc.ops.add(ph, ph))
+        except lc.subprogram.CaptureError as e:
+            return e
+        finally:
+            del ph  # a live value over a placeholder would fail every later sync
+
+    assert isinstance(observe_placeholder(), lc.subprogram.CaptureError)
 
 
 def test_random_draws_are_fresh_each_call():
@@ -39,8 +46,14 @@ def test_random_draws_are_fresh_each_call():
     prog = _capture(lambda a: (lc.ops.add(a, gen.uniform((256,))),), x.aval, generator=gen)
     (a,), (b,) = prog(x), prog(x)
     assert not np.array_equal(lc.to_numpy(a), lc.to_numpy(b))
-    with pytest.raises(lc.subprogram.CaptureError):
-        _capture(lambda a: (lc.ops.add(a, gen.uniform((256,))),), x.aval)
+
+    def without_generator():
+        try:
+            _capture(lambda a: (lc.ops.add(a, gen.uniform((256,))),), x.aval)
+        except lc.subprogram.CaptureError as e:
+            return str(e)
+
+    assert "no generator" in without_generator()
 
 
 def test_data_checks_are_rearmed_per_call():

@@ -127,10 +127,12 @@ def test_compiled_whole_train_step_with_optimizer(opt_class, dev):
 
     compiled_step = torch.compile(step, backend="lazytensor")
     torch.manual_seed(2)
-    for _ in range(4):
+    for i in range(4):
         x, y = torch.randn(5, 4), torch.randn(5, 3)
         want = step(eager, opt_e, x, y)
-        got = compiled_step(lazy, opt_l, x.to(dev), y.to(dev))
+        xl, yl = x.to(dev), y.to(dev)
+        with lc.allow_sync(i == 0):  # warm: the step computes nothing (state stays lazy)
+            got = compiled_step(lazy, opt_l, xl, yl)
         _close(got, want)
     for pe, pl in zip(eager.parameters(), lazy.parameters(), strict=True):
         _close(pl.detach(), pe.detach(), 1e-5)
@@ -201,17 +203,3 @@ def test_dropout_draws_a_new_mask_each_call(dev):
         assert set(m.unique().tolist()) <= {0.0, 2.0}
         assert 0.3 < (m == 0).float().mean().item() < 0.7
     assert not torch.equal(a, b)
-
-
-def test_sub_program_is_one_core_node():
-    x = lc.asarray([1.0, 2.0, 3.0])
-    ph = lc.subprogram.placeholder(x.aval)
-    with lc.subprogram.capturing():
-        y = lc.ops.mul(lc.ops.add(ph, ph), ph)
-    program = lc.subprogram.Subprogram([ph], [y, ph])
-    out, same = program(x)
-    assert out.node.operands[0].op == "call"
-    assert lc.to_numpy(out).tolist() == [2.0, 8.0, 18.0]
-    assert lc.to_numpy(same).tolist() == [1.0, 2.0, 3.0]
-    with pytest.raises(lc.subprogram.CaptureError):
-        lc.to_numpy(lc.ops.add(ph, ph))

@@ -81,13 +81,13 @@ def capturing():
     captured = Captured()
     limit = metrics._pending_limit[0]
     metrics._pending_limit[0] = 10**18
-    start = len(checks._pending)
+    start = len(checks.PENDING)
     try:
         yield captured
     finally:
         metrics._pending_limit[0] = limit
-        captured.checks = checks._pending[start:]
-        del checks._pending[start:]
+        captured.checks = checks.PENDING[start:]
+        del checks.PENDING[start:]
 
 
 class Subprogram:

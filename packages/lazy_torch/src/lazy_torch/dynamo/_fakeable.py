@@ -3,13 +3,15 @@
 Without this, Dynamo sees a class with its own ``__torch_dispatch__`` and no
 ``__tensor_flatten__``, models it as an opaque Python object, traces *into* lazy_torch's
 own Python (the operator fast path, the dispatcher) and graph-breaks on
-``_make_wrapper_subclass``. Three narrow hooks, each touching only ``LazyTensor``:
+``_make_wrapper_subclass``. Four narrow hooks, each touching only ``LazyTensor``:
 
 * Dynamo's variable builder wraps a ``LazyTensor`` as a tensor (``wrap_tensor``), so
   ops on it become graph nodes and the value is fakeified;
 * the fake-tensor converter describes it like any dense tensor: PyTorch refuses every
   tensor whose device type is ``"lazy"`` (the name of its retired TorchScript lazy
   backend) before looking at it; ours is an ordinary strided tensor;
+* a compiled optimizer step on lazy parameters is made ``capturable`` as on CUDA
+  (its ``step`` counters live on the lazy device, not the host);
 * AOTAutograd's tangent check accepts a ``LazyTensor`` where it traced a plain tensor
   (``__coerce_same_metadata_as_tangent__`` returns the tangent unchanged).
 
@@ -57,6 +59,7 @@ def install() -> None:
 
     VariableBuilder._wrap = _wrap
     MetaConverter.__call__ = _meta
+    _capturable_optimizers()
     LazyTensor.__coerce_same_metadata_as_tangent__ = _same_tangent
     LazyTensor.backward = torch._dynamo.disable(LazyTensor.backward)
     _installed.append(True)
@@ -64,3 +67,28 @@ def install() -> None:
 
 def _same_tangent(self, expected_metadata, expected_type=None):
     return self
+
+
+def _capturable_optimizers() -> None:
+    """A compiled ``opt.step`` on lazy parameters keeps its state on the lazy device.
+
+    Dynamo traces optimizers in their ``capturable`` form but only makes a group really
+    capturable (``step`` counters created on the parameters' device) for CUDA/XPU
+    parameters; otherwise ``step`` stays a CPU tensor, and writing its new value back
+    after every compiled step is a host transfer -- a sync per parameter. Lazy parameters
+    get what CUDA gets (the lazy device is capturable for ``torch.optim``: it is the
+    PrivateUse1 backend)."""
+    from torch._dynamo.variables.optimizer import OptimizerVariable
+
+    set_capturable = OptimizerVariable._set_capturable
+
+    def _set_capturable(self, tx):
+        for group in self.value.param_groups:
+            params = group.get("params", [])
+            if ("capturable" in group and params
+                    and all(type(p) is LazyTensor for p in params)
+                    and not any(p in self.value.state for p in params)):
+                group["capturable"] = True
+        return set_capturable(self, tx)
+
+    OptimizerVariable._set_capturable = _set_capturable

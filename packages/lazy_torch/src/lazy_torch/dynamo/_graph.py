@@ -163,7 +163,7 @@ def _write_storage(t, value: lc.Tensor) -> None:
         cell.version += 1
         if t._kind == FULL:
             t._ver = cell.version
-        torch._C._increment_version(t)
+        torch._C._increment_version((t,))
     else:  # a host tensor the graph wrote to
         from .._convert import numpy_to_cpu
 

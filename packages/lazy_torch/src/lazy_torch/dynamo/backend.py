@@ -38,7 +38,12 @@ class _Sites:
 _sites = _Sites()
 _aot = aot_autograd(fw_compiler=_compiler("forward", _sites),
                     bw_compiler=_compiler("backward", _sites),
-                    inference_compiler=_compiler("inference", _sites))
+                    inference_compiler=_compiler("inference", _sites),
+                    # an optimizer step's writes stay in the graph (aten.copy_ into its
+                    # inputs): the capture sees them and writes the new values into the
+                    # callers' storage directly, instead of one dispatched copy_ per
+                    # parameter and state tensor after every call
+                    keep_inference_input_mutations=True)
 
 
 def lazytensor(gm, example_inputs):
