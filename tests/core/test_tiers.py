@@ -291,3 +291,31 @@ def test_auto_with_a_persistent_cache_compiles_a_first_run_for_the_next_process(
 def test_tier_setting_is_checked():
     with pytest.raises(ValueError, match="tier"):
         lc.configure(tier="fastest")
+
+
+def test_interpreter_drops_values_after_their_last_reader():
+    """A long elementwise chain interpreted keeps a few intermediates alive, not all of
+    them (Black-Scholes at 40M options was OOM-killed when every one stayed)."""
+    import tracemalloc
+
+    x = lc.asarray(np.linspace(0.0, 1.0, 1_000_000))  # 8 MB per float64 intermediate
+    y = x
+    for _ in range(20):
+        y = ops.OPS["add"](ops.OPS["mul"](y, x), x)
+    program = linearize([y.node])
+    release = interpreter._releases(program)
+    released = [p for r in release for p in r]
+    assert len(released) == len(set(released))
+    assert not set(released) & set(program.output_positions)
+    tracemalloc.start()
+    try:
+        (out,) = interpreter.run(program, numpy_kernels=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    expected = np.linspace(0.0, 1.0, 1_000_000)
+    ref = expected
+    for _ in range(20):
+        ref = ref * expected + expected
+    np.testing.assert_allclose(np.asarray(out), ref)
+    assert peak < 80 * 2**20, f"interpreter peak {peak / 2**20:.0f} MB for a 40-op chain of 8 MB values"
