@@ -23,15 +23,16 @@ def _id(case):
 @pytest.fixture
 def tier():
     """Run a test body under a given tier; restores the setting."""
-    saved = lc.settings.tier
+    saved = lc.settings.tier, lc.settings.interpret_wait_ms
 
     def use(name):
         tiers.reset()
         lc.cache.clear()  # an executable compiled by an earlier test would be used at once
-        lc.configure(tier=name)
+        # never wait for a compile because the loaded machine interpreted slowly
+        lc.configure(tier=name, interpret_wait_ms=float("inf"))
     yield use
     tiers.wait_compiles()
-    lc.configure(tier=saved)
+    lc.configure(tier=saved[0], interpret_wait_ms=saved[1])
 
 
 @pytest.fixture(params=["compile", "interpret"])
@@ -212,6 +213,30 @@ def test_auto_interprets_then_switches_to_the_background_compiled_executable(tie
     np.testing.assert_allclose(lc.to_numpy(w), 1.0)
     err = capsys.readouterr().err
     assert "tier: background compile queued" in err and "background compile done" in err
+
+
+@pytest.mark.parametrize("wait_ms, expected", [
+    (0.0, [(1, 0, 0, 0), (1, 1, 1, 1), (1, 1, 2, 1)]),            # slow interpreted: wait
+    (float("inf"), [(1, 0, 0, 0), (2, 1, 0, 0), (2, 1, 1, 0)]),   # cheap: keep interpreting
+])
+def test_auto_waits_for_the_compile_of_a_slowly_interpreted_program(tier, wait_ms, expected):
+    """A repeating program whose interpreted run took longer than ``interpret_wait_ms``
+    runs its executable at its second run (compiled in the foreground, in effect)."""
+    tier("auto")
+    lc.configure(interpret_wait_ms=wait_ms)
+    x = lc.asarray(np.ones(8, np.float32))
+    w = lc.asarray(np.full(8, 2.0, np.float32))
+    history = []
+    for _ in range(3):
+        w = ops.add(ops.mul(x, w), x)
+        lc.sync()
+        if wait_ms:  # make the background switch deterministic
+            assert tiers.wait_compiles(timeout=120)
+        c = lc.metrics.counters()
+        history.append((c["interpreted_executions"], c["compiles"], c["cache_hits"],
+                        c.get("compile_waits", 0)))
+    assert history == expected
+    np.testing.assert_allclose(lc.to_numpy(w), 5.0)
 
 
 def test_auto_donates_once_compiled(tier):

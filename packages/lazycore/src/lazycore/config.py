@@ -47,6 +47,10 @@ class Settings:
     ``tier``: how a program runs (``lazycore.tiers``): ``"auto"`` (default) interprets a
     program the first time it is seen and compiles it in a background thread when it
     repeats; ``"compile"`` compiles before the first run; ``"interpret"`` never compiles.
+    ``interpret_wait_ms``: in ``"auto"``, a repeating program whose interpreted run took
+    longer than this waits for its compile instead of being interpreted again (the
+    interpreter pays per op and competes with the compile for the GIL: a large program
+    is cheaper to wait for than to keep interpreting).
     """
 
     bake_scalars: bool = field(default_factory=lambda: _env_flag("LAZYCORE_BAKE_SCALARS"))
@@ -62,6 +66,8 @@ class Settings:
     sources: bool = field(default_factory=lambda: _env_flag("LAZYCORE_SOURCES"))
     observe: str = field(default_factory=lambda: _choice("LAZYCORE_OBSERVE", "observe"))
     tier: str = field(default_factory=lambda: _choice("LAZYCORE_TIER", "tier"))
+    interpret_wait_ms: float = field(
+        default_factory=lambda: float(os.environ.get("LAZYCORE_INTERPRET_WAIT_MS", "50")))
 
 
 settings = Settings()

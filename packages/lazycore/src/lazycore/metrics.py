@@ -4,7 +4,8 @@ Counter names are part of the public contract: ``traced_ops``, ``syncs``,
 ``cache_hits``, ``cache_misses``, ``compiles``, ``executions``, ``host_transfers``,
 ``fallbacks``, per-op ``fallback::<name>`` and per-cause ``sync::<cause>``; with the
 execution tiers ``interpreted_executions``, ``background_compiles`` (also
-``background_compiles_queued``, ``background_compile_failures`` when they happen).
+``background_compiles_queued``, ``background_compile_failures``, ``compile_waits``
+when they happen).
 Timers (seconds): ``trace``, ``lower``, ``compile``, ``execute``, ``transfer``.
 """
 

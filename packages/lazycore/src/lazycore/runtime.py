@@ -182,6 +182,7 @@ def _run(targets, full: bool, cause: str):
         if placement is None and tiers.interpret_now(program, key, donate, placement, site):
             start = time.perf_counter()
             outputs = interpreter.run(program)  # tier 0: no compile (lazycore.tiers)
+            tiers.record_interpreted(key, time.perf_counter() - start)
             metrics.inc("interpreted_executions")
             _log_interpreted(cause, site, program, key)
         else:

@@ -33,6 +33,7 @@ _MAX_SEEN = 4096
 _seen: dict = {}          # executable cache key -> runs interpreted so far
 _in_flight: set = set()   # keys queued or compiling
 _failed: dict = {}        # key -> the compile's exception (such a program stays interpreted)
+_interpreted_s: dict = {}  # key -> seconds its last interpreted run took
 _jobs: queue.Queue = queue.Queue()
 _done = threading.Condition()
 _worker: list = []        # the background thread, started on first use
@@ -56,9 +57,32 @@ def interpret_now(program: Program, key, donate: tuple, placement, site: str = "
     _seen[key] = runs + 1
     # with a persistent cache a first run is compiled too: the next process loads it
     repeats = runs >= 1 or bool(settings.persistent_cache_dir)
-    if tier == "auto" and repeats and key not in _in_flight and key not in _failed:
-        _submit(program, key, donate, site)
+    if tier == "auto" and repeats and key not in _failed:
+        if key not in _in_flight:
+            _submit(program, key, donate, site)
+        if runs >= 1 and _interpreted_s.get(key, 0.0) * 1e3 > settings.interpret_wait_ms:
+            # slower interpreted than the wait is worth: take the executable
+            metrics.inc("compile_waits")
+            _debug(f"waiting for the background compile of {_describe(program)}: its"
+                   f" interpreted run took {_interpreted_s[key] * 1e3:.0f} ms")
+            _wait_for(key)
+            if cache.lookup(key) is not None:
+                _seen[key] = runs  # this run is compiled, not interpreted
+                return False
     return True
+
+
+def record_interpreted(key, seconds: float) -> None:
+    """How long the interpreted run of ``key`` took (``interpret_now`` weighs it)."""
+    if len(_interpreted_s) >= _MAX_SEEN:
+        _interpreted_s.clear()
+    _interpreted_s[key] = seconds
+
+
+def _wait_for(key) -> None:
+    with _done:
+        while key in _in_flight:
+            _done.wait()
 
 
 def donation(program: Program, donate: tuple, site: str = "") -> tuple:
@@ -160,6 +184,7 @@ def reset() -> None:
     wait_compiles()
     _seen.clear()
     _failed.clear()
+    _interpreted_s.clear()
 
 
 def _describe(program: Program) -> str:
