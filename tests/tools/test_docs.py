@@ -156,3 +156,12 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     assert "allow_sync" in api and "ImplicitSyncError" in api and "to_numpy_many" in api
     reuse = (html / "reuse.html").read_text(encoding="utf-8")
     assert "Shared code per frontend" in reuse and "Core ops reached by each frontend" in reuse
+    # the frontends' API pages: NumPy's always, torch's/TF's where the framework is installed
+    for frontend, framework, name in (("lazy_numpy", "numpy", "lazy_numpy.asarray"),
+                                      ("lazy_torch", "torch", "lazy_torch.mark_step"),
+                                      ("lazy_tf", "tensorflow", "lazy_tf.GradientTape")):
+        page = html / f"api_{frontend}.html"
+        if importlib.util.find_spec(framework) is None:
+            assert not page.exists(), page.name
+        else:
+            assert name in page.read_text(encoding="utf-8"), page.name

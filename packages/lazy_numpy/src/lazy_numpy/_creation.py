@@ -63,6 +63,9 @@ def _has_lazy(v) -> bool:
 
 
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """``np.array`` as a LazyArray, a copy by default. ``copy=False`` raises ValueError
+    unless ``obj`` is a LazyArray of that dtype (host data is always copied to the
+    device); ``ndmin`` adds leading axes."""
     out = asarray(obj, dtype, copy=copy)
     if out.ndim < ndmin:
         out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
@@ -70,11 +73,13 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
 
 
 def asanyarray(a, dtype=None, order=None, *, like=None):
+    """``np.asanyarray``: the same as ``asarray`` (LazyArray is the only array subclass here)."""
     return asarray(a, dtype)
 
 
 @numpy_errors
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) -> LazyArray:
+    """A lazy array of ``shape`` filled with ``fill_value`` (a LazyArray fill stays on device)."""
     if isinstance(fill_value, LazyArray):
         dt = normalize_dtype(dtype) or fill_value.dtype
         return LazyArray(num.broadcast_to(num.cast(fill_value._t, dt), _shape(shape)))
@@ -84,10 +89,12 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) ->
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray:
+    """``np.zeros`` on the device: float64 unless ``dtype`` says otherwise."""
     return full(shape, 0, dtype if dtype is not None else _FLOAT)
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None) -> LazyArray:
+    """``np.ones`` on the device: float64 unless ``dtype`` says otherwise."""
     return full(shape, 1, dtype if dtype is not None else _FLOAT)
 
 
@@ -98,6 +105,8 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray
 
 @numpy_errors
 def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None) -> LazyArray:
+    """``np.arange``: ``ceil((stop - start) / step)`` elements, computed in int64 for an
+    integer dtype and in float64 for a float one, then cast to ``dtype``."""
     if step is None:
         step = 1
     if step == 0:
@@ -121,6 +130,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None) -
 @numpy_errors
 def linspace(start, stop, num_=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None, num=None):
+    """``np.linspace`` for scalar ``start``/``stop`` (array endpoints or ``axis`` raise
+    NotImplementedError rather than guess)."""
     count = num_ if num is None else num
     if count < 0:
         raise ValueError(f"Number of samples, {count}, must be non-negative.")
@@ -138,12 +149,15 @@ def linspace(start, stop, num_=50, endpoint=True, retstep=False, dtype=None, axi
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``np.logspace``: ``base ** linspace(start, stop)``, traced."""
     y = linspace(start, stop, num, endpoint)
     out = np.power(base, y)
     return out if dtype is None else out.astype(dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``np.geomspace``: a geometric sequence from ``start`` to ``stop`` (zero raises
+    ValueError like NumPy)."""
     if start == 0 or stop == 0:
         raise ValueError("Geometric sequence cannot include zero")
     out = logspace(np.log10(start), np.log10(stop), num, endpoint)
@@ -152,27 +166,34 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 @numpy_errors
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):  # noqa: N803
+    """``np.eye``: ones on diagonal ``k`` of an ``N x M`` array, built on the device."""
     return LazyArray(num.eye(int(N), None if M is None else int(M), int(k),
                              normalize_dtype(dtype) or _FLOAT))
 
 
 def identity(n, dtype=None, *, like=None):
+    """``np.identity``: the ``n x n`` identity (float64 by default)."""
     return eye(n, dtype=dtype if dtype is not None else _FLOAT)
 
 
 @numpy_errors
 def tri(N, M=None, k=0, dtype=float, *, like=None):  # noqa: N803
+    """``np.tri``: ones at and below diagonal ``k``."""
     mask = num.tri_mask(int(N), int(N if M is None else M), int(k))
     return LazyArray(num.cast(mask, normalize_dtype(dtype) or _FLOAT))
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``np.fromfunction``: calls ``function`` once with lazy index grids (so it must be
+    vectorised, as in NumPy)."""
     grids = indices(shape, dtype=dtype)
     return function(*[grids[i] for i in range(len(shape))], **kwargs)
 
 
 @numpy_errors
 def indices(dimensions, dtype=int, sparse=False):
+    """``np.indices``: one index grid per dimension, stacked (a tuple of broadcastable
+    grids with ``sparse=True``)."""
     dims = _shape(dimensions)
     dt = normalize_dtype(dtype)
     grids = [ops.iota(dtype=dt, shape=dims, dimension=i) for i in range(len(dims))]
@@ -195,24 +216,29 @@ def _like(prototype, dtype, shape):
 
 @implements(np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """Zeros with ``a``'s shape and dtype (NumPy dispatches ``np.zeros_like`` here)."""
     dt, shp = _like(a, dtype, shape)
     return LazyArray(num.zeros(shp, dt))
 
 
 @implements(np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """Ones with ``a``'s shape and dtype (NumPy dispatches ``np.ones_like`` here)."""
     dt, shp = _like(a, dtype, shape)
     return LazyArray(num.ones(shp, dt))
 
 
 @implements(np.empty_like)
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """Zeros with ``prototype``'s shape and dtype: an uninitialized lazy array would
+    still need a defined value."""
     dt, shp = _like(prototype, dtype, shape)
     return LazyArray(num.zeros(shp, dt))
 
 
 @implements(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """``fill_value`` with ``a``'s shape and dtype (NumPy dispatches ``np.full_like`` here)."""
     dt, shp = _like(a, dtype, shape)
     if isinstance(fill_value, LazyArray):
         return LazyArray(num.broadcast_to(num.cast(fill_value._t, dt), shp))

@@ -86,6 +86,7 @@ def sync(tensors=None, wait: bool = False) -> None:
 
 
 def is_lazy(value) -> bool:
+    """Whether ``value`` is a lazy tensor (or ``ltf.Variable``), recorded rather than eager."""
     return isinstance(value, LazyTensor)
 
 
@@ -98,7 +99,7 @@ def fallback_counts() -> dict[str, int]:
 def mark_sharding(tensor: LazyTensor, mesh: _lc.Mesh, spec) -> LazyTensor:
     """Split a lazy tensor or ``ltf.Variable`` over a ``lazycore.Mesh``: one spec entry
     per dimension, a mesh axis name or index, a tuple of them, or None. In place (a
-    variable stays split across ``assign``s); returns it. A bad spec raises ValueError.
+    variable stays split across ``assign`` calls); returns it. A bad spec raises ValueError.
     See ``lazycore.mark_sharding`` and docs/scaling.md."""
     from ._tensor import handle
 

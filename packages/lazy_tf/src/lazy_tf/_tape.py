@@ -47,6 +47,12 @@ def _pack(structure, flat: list):
 
 
 class GradientTape:
+    """``tf.GradientTape``'s interface over lazy values. The forward ops are already a
+    graph in the core, so the tape only remembers what is watched (``watch`` and the
+    trainable variables read inside it); ``gradient`` asks ``lazycore.grad`` for the
+    vector-Jacobian product, and gradients stay lazy, fusing with the forward pass and
+    the update into one compiled step. Arguments mean what they mean in TensorFlow."""
+
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
         self._persistent = persistent
         self._watch_accessed = watch_accessed_variables

@@ -210,7 +210,7 @@ def _swap(old, new) -> None:
 
 
 def disable() -> None:
-    """Keras variables created from now on are ``tf.Variable``s again."""
+    """Keras variables created from now on hold a ``tf.Variable`` again (undoes ``enable``)."""
     if _STATE["enabled"]:
         _backend_variable_class()._initialize = _STATE["original"]
         _swap(*reversed(_STATE["converter"]))
@@ -218,6 +218,7 @@ def disable() -> None:
 
 
 def is_enabled() -> bool:
+    """Whether ``enable()`` is in effect (new Keras variables hold lazy values)."""
     return _STATE["enabled"]
 
 

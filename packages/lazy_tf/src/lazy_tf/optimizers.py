@@ -23,6 +23,9 @@ def _scalar(value, like: lc.Tensor) -> lc.Tensor:
 
 
 class Optimizer:
+    """The Keras optimizer interface over ``ltf.Variable``: ``learning_rate`` is a number
+    or a schedule called with ``iterations`` (the count of applied steps)."""
+
     def __init__(self, learning_rate):
         self.learning_rate = learning_rate
         self.iterations = 0
@@ -46,6 +49,8 @@ class Optimizer:
         return slots[name]
 
     def apply_gradients(self, grads_and_vars) -> None:
+        """Record one update of each variable from its gradient (``None`` gradients are
+        skipped with a warning, as in Keras); raises NotImplementedError inside a ``tf.function`` trace."""
         pairs = list(grads_and_vars)
         if not pairs:
             return  # Keras: nothing to apply, the step count stays
@@ -64,6 +69,7 @@ class Optimizer:
         self.iterations += 1
 
     def apply(self, grads, trainable_variables) -> None:
+        """Keras 3's spelling: ``apply_gradients(zip(grads, trainable_variables))``."""
         self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def _update(self, g: lc.Tensor, w: lc.Tensor, var: Variable) -> lc.Tensor:

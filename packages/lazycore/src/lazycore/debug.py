@@ -69,6 +69,7 @@ def program_ir_text(program) -> str:
 
 
 def stablehlo_text(tensors) -> str:
+    """The StableHLO module the next sync would hand to XLA (before XLA's own passes)."""
     program = linearize(_roots(tensors))
     return _stablehlo(program, _input_shardings(program))
 
@@ -85,6 +86,8 @@ def _input_shardings(program):
 
 
 def graph_hash(tensors) -> int:
+    """A hash of the structural key the compile cache files the program computing
+    ``tensors`` under: two steps with different hashes compile separately."""
     return hash(linearize(_roots(tensors)).key)
 
 
