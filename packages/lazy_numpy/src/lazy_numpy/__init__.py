@@ -97,6 +97,7 @@ _array._dispatch.update(
 _operators.install()  # planned Python operators over the mixin's ufunc calls
 
 _lc.register_internal_path(_os.path.dirname(_os.path.abspath(__file__)))
+_lc.register_internal_path(_os.path.dirname(_np.__file__))  # the mixin's operators: not user code
 
 from . import random  # noqa: E402  (needs the dispatch wiring above)
 

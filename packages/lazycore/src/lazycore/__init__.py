@@ -23,6 +23,7 @@ from . import (  # noqa: E402
     dtypes,
     errors,
     interop,
+    leaks,
     metrics,
     numeric,
     ops,
@@ -46,6 +47,7 @@ from .errors import (  # noqa: E402
     VerifyError,
 )
 from .ir import Aval, Node  # noqa: E402
+from .leaks import GraphLeakWarning, data_loading, logging_region, mark_region  # noqa: E402
 from .loader import DeviceLoader  # noqa: E402
 from .profile import profile  # noqa: E402  (the function; the module is lazycore.profile)
 from .runtime import (  # noqa: E402
@@ -74,4 +76,5 @@ __all__ = [
 __all__ += ["ImplicitSyncError", "allow_sync", "diagnostics", "profile"]
 __all__ += ["Mesh", "mark_sharding", "sharding"]
 __all__ += ["DeviceLoader", "VerifyError", "sources", "verify"]
+__all__ += ["GraphLeakWarning", "data_loading", "leaks", "logging_region", "mark_region"]
 __version__ = "0.1.0"

@@ -18,7 +18,7 @@ import weakref
 import jax
 import numpy as np
 
-from . import cache, checks, diagnostics, interpreter, metrics, sharding, steps, tiers
+from . import cache, checks, diagnostics, interpreter, leaks, metrics, sharding, steps, tiers
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
@@ -165,6 +165,8 @@ def _run(targets, full: bool, cause: str):
     batch = checks.take(roots)  # pending data checks: one extra output, read after the run
     program = linearize(roots)
     site = _call_site()
+    if leaks.marks:  # ops recorded in an lc.data_loading()/logging_region() region
+        leaks.check(program, site)
     failed = [n for n in program.inputs if n.op == "failed"]
     if failed:
         raise failed[0].value

@@ -59,6 +59,11 @@ def enabled() -> bool:
 
 def update() -> None:
     """Record sources iff a setting needs them (called by ``configure`` and ``verify``)."""
+    from . import leaks
+
+    if leaks._active[0]:  # inside lc.data_loading(): its marking call records (and asks us)
+        registry.OpDef.__call__ = leaks._marking_call
+        return
     registry.OpDef.__call__ = _recording_call if enabled() else _plain_call
 
 
