@@ -5,7 +5,8 @@ Counter names are part of the public contract: ``traced_ops``, ``syncs``,
 ``fallbacks``, per-op ``fallback::<name>`` and per-cause ``sync::<cause>``; with the
 execution tiers ``interpreted_executions``, ``background_compiles`` (also
 ``background_compiles_queued``, ``background_compile_failures``, ``compile_waits``
-when they happen).
+when they happen); ``graph_leaks`` (syncs whose program held ops recorded in an
+``lc.data_loading()``/``lc.logging_region()`` region, per region: ``lazycore.leaks``).
 Timers (seconds): ``trace``, ``lower``, ``compile``, ``execute``, ``transfer``.
 """
 
