@@ -64,7 +64,8 @@ class mark_region(ContextDecorator):  # noqa: N801 - used like a function: lc.ma
     """Mark the ops recorded inside as belonging to region ``name`` (a context manager
     or a decorator). A sync outside every region whose program contains them warns
     with ``GraphLeakWarning``; a sync inside the region (``lc.sync()`` at the end of
-    loading) is the region's own and does not."""
+    loading) is the region's own and does not. Regions are per thread; a generator
+    should ``yield`` outside one (suspended inside, it leaves the region open)."""
 
     def __init__(self, name: str = DATA_LOADING):
         if not isinstance(name, str) or not name:
