@@ -12,6 +12,10 @@ own Python (the operator fast path, the dispatcher) and graph-breaks on
   backend) before looking at it; ours is an ordinary strided tensor;
 * a compiled optimizer step on lazy parameters is made ``capturable`` as on CUDA
   (its ``step`` counters live on the lazy device, not the host);
+* a lazy tensor made while Dynamo or AOTAutograd fake-propagates (``torch.tensor(data,
+  device=lazy)`` builds it below the fake mode and hands it to ``aten.lift_fresh``, as
+  Hugging Face's KV cache does with ``torch.tensor([])``) becomes a fake tensor there,
+  as a CPU tensor does, instead of escaping as a real one into fake ops;
 * AOTAutograd's tangent check accepts a ``LazyTensor`` where it traced a plain tensor
   (``__coerce_same_metadata_as_tangent__`` returns the tangent unchanged).
 
@@ -59,10 +63,25 @@ def install() -> None:
 
     VariableBuilder._wrap = _wrap
     MetaConverter.__call__ = _meta
+    _fake_lifts()
     _capturable_optimizers()
     LazyTensor.__coerce_same_metadata_as_tangent__ = _same_tangent
     LazyTensor.backward = torch._dynamo.disable(LazyTensor.backward)
     _installed.append(True)
+
+
+def _fake_lifts() -> None:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    dispatch = FakeTensorMode.dispatch
+    lifts = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default)
+
+    def _dispatch(self, func, types, args=(), kwargs=None):
+        if func in lifts and args and type(args[0]) is LazyTensor:
+            return self.fake_tensor_converter.from_real_tensor(self, args[0])
+        return dispatch(self, func, types, args, kwargs)
+
+    FakeTensorMode.dispatch = _dispatch
 
 
 def _same_tangent(self, expected_metadata, expected_type=None):

@@ -9,6 +9,7 @@ the same compile cache, persistent cache, metrics and debug log as the lazy path
 
 from __future__ import annotations
 
+import torch
 from torch._dynamo.backends.common import aot_autograd
 
 from . import _report
@@ -46,8 +47,34 @@ _aot = aot_autograd(fw_compiler=_compiler("forward", _sites),
                     keep_inference_input_mutations=True)
 
 
+def _host_literals(gm) -> None:
+    """``torch.tensor(data, device=lazy)`` in a graph becomes ``torch.tensor(data).to(lazy)``.
+
+    ``torch.tensor`` builds its result below every dispatch mode and only then lifts it;
+    on the lazy device that is a real lazy tensor, which AOTAutograd's functional and
+    fake modes refuse as an unknown subclass (Hugging Face's KV cache starts from
+    ``torch.tensor([], device=...)``). Built on the host, the literal is lifted as a CPU
+    tensor and moved by ``aten._to_copy``, which every mode traces."""
+    changed = False
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target is not torch.tensor:
+            continue
+        device = node.kwargs.get("device")
+        if device is None or torch.device(device).type != "lazy":
+            continue
+        node.kwargs = {k: v for k, v in node.kwargs.items() if k != "device"}
+        with gm.graph.inserting_after(node):
+            moved = gm.graph.call_method("to", (node, device))
+        node.replace_all_uses_with(moved, delete_user_cb=lambda user: user is not moved)
+        moved.meta = dict(node.meta)
+        changed = True
+    if changed:
+        gm.recompile()
+
+
 def lazytensor(gm, example_inputs):
     """Dynamo backend: lower the graph through lazy_torch's ATen table, lazily."""
+    _host_literals(gm)
     _sites.current = _report.user_site(gm)
     _report.dynamo_graph(gm, _sites.current)
     return _aot(gm, example_inputs)
