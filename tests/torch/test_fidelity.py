@@ -386,6 +386,38 @@ def test_cpu_checkpoint_loads_into_a_lazy_model(dev):
     torch.testing.assert_close(model[0].weight.cpu(), eager[0].weight.detach())
 
 
+@pytest.mark.parametrize("where", ["device", "str", "dict", "default_cpu"])
+def test_cpu_checkpoint_maps_to_the_lazy_device_like_cuda(dev, where):
+    """``map_location`` naming the lazy device gives lazy tensors (as "cuda" gives CUDA
+    ones), with the file's aliasing kept: a view saved beside its base is still a view."""
+    base = torch.arange(12.0).reshape(3, 4)
+    saved = {"base": base, "row": base[1], "ids": torch.arange(5), "p": torch.nn.Parameter(
+        torch.ones(2))}
+    buf = io.BytesIO()
+    torch.save(saved, buf)
+    buf.seek(0)
+    location = {"device": lazy_torch.device(), "str": "lazy", "dict": {"cpu": "lazy:0"},
+                "default_cpu": None}[where]
+    loaded = torch.load(buf, map_location=location)
+    want = dev if where != "default_cpu" else torch.device("cpu")
+    assert all(v.device == want for v in loaded.values())
+    for k, v in saved.items():
+        assert loaded[k].dtype == v.dtype and loaded[k].shape == v.shape
+        torch.testing.assert_close(loaded[k].detach().cpu(), v.detach())
+    assert isinstance(loaded["p"], torch.nn.Parameter) and loaded["p"].requires_grad
+    with torch.no_grad():
+        loaded["row"][0] = -1.0  # a write through the loaded view reaches the loaded base
+    assert loaded["base"][1, 0].item() == -1.0
+
+
+def test_lazy_checkpoint_to_cpu_by_callable(dev):
+    buf = io.BytesIO()
+    torch.save({"w": torch.arange(4.0).to(dev)}, buf)
+    buf.seek(0)
+    loaded = torch.load(buf, map_location=lambda storage, location: storage)
+    assert type(loaded["w"]) is torch.Tensor and loaded["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
 # -- differential fuzzing of the classes above ------------------------------------------------
 
 INT_DTYPES = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
