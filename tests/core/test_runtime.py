@@ -271,3 +271,31 @@ def test_sync_of_the_same_handle_twice():
     a, b = lc.to_numpy_many([x, x])
     np.testing.assert_allclose(a, 1.0)
     np.testing.assert_allclose(b, 1.0)
+
+
+def _shifted_sum(z):
+    """A stencil: four overlapping shifted slices of ``z`` (8x8 -> 6x6) summed."""
+    parts = [ops.slice(z, start_indices=(i, j), limit_indices=(6 + i, 6 + j))
+             for i, j in ((0, 0), (0, 2), (2, 0), (2, 2))]
+    total = parts[0]
+    for p in parts[1:]:
+        total = nm.elementwise("add", total, p)
+    return total
+
+
+def test_a_computed_value_read_by_overlapping_slices_is_materialized_once():
+    """XLA:CPU recomputes a stencil's fused producer in each slice (Game of Life ran
+    17x slower per step); the lowering puts an optimization barrier on such a value,
+    and on nothing else (a data input, disjoint slices)."""
+    z = lc.asarray(np.arange(64, dtype=np.float32).reshape(8, 8))
+    computed = nm.elementwise("mul", z, 2.0)
+    stencil = _shifted_sum(computed)
+    assert "optimization_barrier" in lc.debug.stablehlo_text([stencil])
+    assert "optimization_barrier" not in lc.debug.stablehlo_text([_shifted_sum(z)])
+    halves = [ops.slice(computed, start_indices=(0, 0), limit_indices=(4, 8)),
+              ops.slice(computed, start_indices=(4, 0), limit_indices=(8, 8))]
+    disjoint = nm.elementwise("add", *halves)
+    assert "optimization_barrier" not in lc.debug.stablehlo_text([disjoint])
+    host = np.arange(64, dtype=np.float32).reshape(8, 8) * 2
+    want = host[0:6, 0:6] + host[0:6, 2:8] + host[2:8, 0:6] + host[2:8, 2:8]
+    np.testing.assert_array_equal(lc.to_numpy(stencil), want)

@@ -141,8 +141,38 @@ def _walk(roots: list[Node]) -> Program:
 _INPUT_OPS = frozenset({"data", "param", "failed"})
 
 
+def _stencil_sources(program: Program) -> frozenset[int]:
+    """Positions of computed values read by overlapping slices (a stencil: Game of Life's
+    eight shifted neighbours, a diffusion step's five). Fused into its readers, such a
+    value's producer is recomputed per slice, and XLA:CPU chains that across the steps
+    of a loop: 10 Game of Life steps on a 256x512 int64 board ran 5.7 ms/step fused,
+    0.32 ms/step with each step's board materialized. These get an
+    ``optimization_barrier`` (the value is computed once, then sliced)."""
+    read: dict[int, int] = {}
+    for node, positions in zip(program.nodes, program.operand_positions, strict=True):
+        if node.op == "slice":
+            src = positions[0]
+            read[src] = read.get(src, 0) + _size(node.aval.shape)
+    nodes = program.nodes
+    return frozenset(p for p, total in read.items()
+                     if total > _size(nodes[p].aval.shape) and not nodes[p].is_leaf
+                     and nodes[p].op not in _CHEAP_SOURCES)
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+# ops whose value is cheaper to recompute in each reader than to materialize
+_CHEAP_SOURCES = frozenset({"broadcast_in_dim", "iota", "tuple_get"})
+
+
 def to_function(program: Program):
     """A pure function ``f(*inputs) -> tuple(outputs)`` built from lowering rules."""
+    barriers = _stencil_sources(program)
     instructions = []
     for node, ops_pos in zip(program.nodes, program.operand_positions, strict=True):
         if node.op in ("data", "param"):
@@ -174,6 +204,8 @@ def to_function(program: Program):
                 except Exception as e:
                     e.lazy_op = program.nodes[i].op  # the runtime names it in its error
                     raise
+                if i in barriers:
+                    env[i] = jax.lax.optimization_barrier(env[i])
             elif kind == "get":
                 env[i] = env[ins[1]][ins[2]]
             elif kind == "fill":
