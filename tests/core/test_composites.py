@@ -125,7 +125,7 @@ def test_cross_entropy(weighted, smoothing):
     target = np.array([0, 3, -100, 1, 2, 3])
     weight = np.array([1.0, 2.0, 0.5, 1.5]) if weighted else None
     got = nm.cross_entropy(A(logits), A(target), None if weight is None else A(weight),
-                           label_smoothing=smoothing)
+                           ignore_index=-100, label_smoothing=smoothing)
     want = _ref_cross_entropy(logits, target, weight, smoothing=smoothing)
     np.testing.assert_allclose(lc.to_numpy(got), want, rtol=1e-10)
 

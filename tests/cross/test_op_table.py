@@ -173,6 +173,95 @@ RECORDS = [
 ]
 
 
+# -- the nn family: losses, one-hot, activations --------------------------------------------
+import torch.nn.functional as F  # noqa: E402 - grouped with the records that use it
+
+# rows of logits with edge values: ties, +-1e30, +-inf, NaN, tiny, ordinary
+LOGIT_ROWS = ((0.0, 0.0, 0.0), (1e30, -1e30, 0.0), (INF, 0.0, 1.0), (-INF, 0.0, 1.0),
+              (NAN, 0.0, 1.0), (-1e-30, 1e-30, 0.0), (2.5, -3.0, 7.0), (-INF, -INF, 0.0))
+
+
+def _loss_cases(ignored=None):
+    """(logits, labels) pairs: every label of every row, in float32 and float64."""
+    out = []
+    for dt in (np.float32, np.float64):
+        rows = [r for r in LOGIT_ROWS for _ in range(3)]
+        labels = [k for _ in LOGIT_ROWS for k in range(3)]
+        if ignored is not None:
+            labels[1::4] = [ignored] * len(labels[1::4])
+        out.append(Case(f"edges-{np.dtype(dt).name}", (np.array(rows, dt),
+                                                       np.array(labels, np.int64))))
+    return tuple(out)
+
+
+def _tf_labels(fn):
+    """TF's sparse losses take int32 or int64 labels (keyword arguments)."""
+    return lambda x, y: fn(labels=y, logits=x)
+
+
+_W = np.array([1.0, 2.5, 0.5])
+
+
+def _weighted_torch(fn, **kw):
+    return lambda x, y: fn(x, y, weight=torch.tensor(_W, dtype=x.dtype).to(x.device), **kw)
+
+
+def _probs(x, _y):
+    return tf.nn.softmax_cross_entropy_with_logits(tf.nn.softmax(x * 0.5), x)
+
+
+def _lazy_probs(x, _y):
+    return ltf.nn.softmax_cross_entropy_with_logits(ltf.nn.softmax(x * 0.5), x)
+
+
+def _bounded(values, dtype, labels):
+    a, b = _grid(values, dtype)
+    return a, np.array([labels[i % len(labels)] for i in range(a.size)], dtype)
+
+
+FINITE = tuple(v for v in FLOATS if np.isfinite(v))
+NN_RECORDS = [
+    Record("nll_loss", {"torch": {
+        "F.cross_entropy(none)": lambda x, y: F.cross_entropy(x, y, reduction="none"),
+        "F.cross_entropy(mean)": F.cross_entropy,
+        "F.cross_entropy(sum)": lambda x, y: F.cross_entropy(x, y, reduction="sum"),
+        "F.nll_loss(weight, none)": _weighted_torch(F.nll_loss, reduction="none"),
+        "F.nll_loss(weight, mean)": _weighted_torch(F.nll_loss),
+        "F.nll_loss(weight, ignore=1, mean)": _weighted_torch(F.nll_loss, ignore_index=1),
+    }}, _loss_cases() + (Case("ignored", _loss_cases(ignored=-100)[1].args),
+                         Case("out-of-range", (np.zeros((2, 3), np.float32),
+                                               np.array([0, 3], np.int64)))), rtol=1e-6),
+    Record("cross_entropy", {"tf": {
+        "tf.nn.sparse_softmax_cross_entropy_with_logits":
+            _tf_labels(tf.nn.sparse_softmax_cross_entropy_with_logits),
+    }}, _loss_cases(), rtol=1e-6),
+    Record("mse_loss", {"torch": {
+        "F.mse_loss(none)": lambda x, y: F.mse_loss(x, y, reduction="none"),
+        "F.mse_loss(sum)": lambda x, y: F.mse_loss(x, y, reduction="sum"),
+        "F.mse_loss(mean)": F.mse_loss}}, tuple(_float_cases(2)), rtol=1e-6),
+    Record("squared_difference", {"tf": {"tf.math.squared_difference":
+                                         tf.math.squared_difference}},
+           tuple(_float_cases(2)) + (Case("ints", _grid(INTS, np.int32)),), rtol=1e-6),
+    Record("sigmoid_cross_entropy", {"tf": {
+        "tf.nn.sigmoid_cross_entropy_with_logits":
+            lambda x, z: tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+        "tf.nn.weighted_cross_entropy_with_logits":
+            lambda x, z: tf.nn.weighted_cross_entropy_with_logits(z, x, 2.5)}},
+        tuple(Case(f"labels-{np.dtype(dt).name}", _bounded(FLOATS, dt, (0.0, 0.25, 1.0)))
+              for dt in (np.float32, np.float64)), rtol=1e-6, atol_eps=2),
+    Record("softplus", {"tf": {"tf.math.softplus": tf.math.softplus,
+                               "tf.math.log_sigmoid": tf.math.log_sigmoid}},
+           tuple(_float_cases(1)), rtol=1e-6, atol_eps=1),
+    Record("one_hot", {"tf": {
+        "tf.one_hot": lambda i: tf.one_hot(i, 4),
+        "tf.one_hot(axis=0, on/off)": lambda i: tf.one_hot(i, 3, on_value=5, off_value=-1,
+                                                           axis=0)}},
+        (Case("in-and-out-of-range", (np.array([[0, 3, -1], [4, 2, 1]], np.int64),)),
+         Case("int32", (np.array([0, 1, 2, 3, 7, -7], np.int32),)))),
+]
+RECORDS += NN_RECORDS
+
+
 # -- running one API eagerly and lazily ---------------------------------------------------
 
 def _eager_inputs(framework, args):
@@ -221,6 +310,7 @@ def _assert_same(got, want, record, where):
     (value, dtype), (expected, expected_dtype) = got, want
     assert dtype == expected_dtype, f"{where}: dtype {dtype} != eager {expected_dtype}"
     assert value.shape == expected.shape, f"{where}: shape {value.shape} != {expected.shape}"
+    value, expected = value.reshape(-1), expected.reshape(-1)  # a reduced loss is 0-d
     if expected.dtype.kind == "f":
         nan = np.isnan(expected)
         for what, lazy_mask, eager_mask in (

@@ -228,7 +228,7 @@ def _strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, e
     return lc.numeric.getitem(to_core(input_), key_to_static(tuple(key)))
 
 
-@api("one_hot", "iota, eq, select", tensors=("indices",))
+@api("one_hot", "one_hot (composite), select", tensors=("indices",))
 def _one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     i = require(to_core(indices), INT, "one_hot indices")
     depth = static_int(depth)
@@ -240,11 +240,8 @@ def _one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=Non
     on = to_core(1 if on_value is None else on_value, out_dtype)
     off = to_core(0 if off_value is None else off_value, out_dtype)
     a = -1 if axis is None else static_int(axis)
-    a = a % (i.ndim + 1)
-    shape = i.shape[:a] + (depth,) + i.shape[a:]
-    classes = ops.iota(dtype=i.dtype, shape=shape, dimension=a)
-    hit = ops.eq(classes, num.broadcast_to(num.expand_dims(i, a), shape))
-    return ops.select(hit, num.broadcast_to(on, shape), num.broadcast_to(off, shape))
+    hit = num.one_hot(i, depth, a)
+    return ops.select(hit, num.broadcast_to(on, hit.shape), num.broadcast_to(off, hit.shape))
 
 
 @api("shape", "constant (static shape)", tensors=("input",))

@@ -78,20 +78,15 @@ def _is_inf(x, name=None):
     return ops.eq(ops.abs(t), _full(t, np.inf))
 
 
-def softplus_core(t):
-    # log1p(exp(-|x|)) + max(x, 0): stable for large |x|
-    return ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(t)))), ops.max(t, _full(t, 0)))
-
-
-@unary("math.softplus", lowers_to="exp, log1p, max")
+@unary("math.softplus", lowers_to="softplus (composite)")
 def _softplus(features, name=None):
-    return softplus_core(require(to_core(features), FLOAT, "softplus"))
+    return num.softplus(require(to_core(features), FLOAT, "softplus"))
 
 
 @unary("math.log_sigmoid", lowers_to="softplus (composite)")
 def _log_sigmoid(x, name=None):
     t = require(to_core(x), FLOAT, "log_sigmoid")
-    return ops.neg(softplus_core(ops.neg(t)))
+    return ops.neg(num.softplus(ops.neg(t)))
 
 
 @unary("math.ndtri", lowers_to="erf_inv")
@@ -230,10 +225,9 @@ def _truncatemod_dtype(dtype) -> bool:
     return lc.dtypes.is_floating(dtype) or dtype in (np.int32, np.int64)
 
 
-@binary("math.squared_difference", lowers_to="sub, mul", kernel=True)
+@binary("math.squared_difference", lowers_to="squared_difference (composite)", kernel=True)
 def _squared_difference(a, b):
-    d = ops.sub(require(a, NUMERIC, "squared_difference"), b)
-    return ops.mul(d, ops.conj(d)) if lc.dtypes.is_complex(d.dtype) else ops.mul(d, d)
+    return num.squared_difference(require(a, NUMERIC, "squared_difference"), b)
 
 
 def _zero_where(cond_zero, value, t):
@@ -280,14 +274,12 @@ def _complex(a, b):
     return ops.complex(require(a, FLOAT, "complex"), b)
 
 
-@binary("nn.sigmoid_cross_entropy_with_logits", lowers_to="max, mul, log1p, exp")
+@binary("nn.sigmoid_cross_entropy_with_logits", lowers_to="sigmoid_cross_entropy (composite)")
 def _sigmoid_xent(labels=None, logits=None, name=None):
     z, x = broadcast(labels, logits)
     if z.shape != to_core(logits).shape:
         raise lc.ShapeError("logits and labels must have the same shape")
-    # max(x, 0) - x * z + log(1 + exp(-|x|))
-    return ops.add(ops.sub(ops.max(x, _full(x, 0)), ops.mul(x, z)),
-                   ops.log1p(ops.exp(ops.neg(ops.abs(x)))))
+    return num.sigmoid_cross_entropy(x, z)
 
 
 # -- reductions ----------------------------------------------------------------------

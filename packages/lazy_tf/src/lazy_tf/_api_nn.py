@@ -111,46 +111,27 @@ def _sparse_xent(labels, logits, name=None):
     return sparse_xent_core(x, y)
 
 
-def _along_last(t, shape: tuple):
-    """``t`` (of shape ``shape[:-1]``) repeated along a new last axis of ``shape``."""
-    return ops.broadcast_in_dim(t, shape=shape, broadcast_dimensions=tuple(range(len(shape) - 1)))
-
-
 def sparse_xent_core(x, labels):
-    """TF's fused SparseSoftmaxCrossEntropyWithLogits kernel, row by row: logits shifted
-    by their max (a constant for the gradient, as in TF's kernel), then
-    ``log(sum(exp(shifted))) - shifted[label]`` -- a third fewer nodes than a general
-    gather-based cross-entropy. A label outside ``[0, classes)`` gives NaN, as TF's GPU
-    kernel does (its CPU kernel raises, which a lazy value cannot)."""
-    c, shape = x.ndim - 1, x.shape
-    shifted = ops.sub(x, _along_last(ops.stop_gradient(ops.reduce_max(x, axes=(c,))), shape))
-    lse = ops.log(ops.reduce_sum(ops.exp(shifted), axes=(c,)))
-    hit = ops.eq(ops.iota(dtype=labels.dtype, shape=shape, dimension=c),
-                 _along_last(labels, shape))
-    picked = ops.reduce_sum(ops.select(hit, shifted, _full(shifted, 0)), axes=(c,))
-    valid = ops.bitwise_and(ops.ge(labels, _full(labels, 0)),
-                            ops.lt(labels, _full(labels, shape[c])))
-    loss = ops.sub(lse, picked)
-    return ops.select(valid, loss, _full(loss, np.nan))
+    """TF's fused SparseSoftmaxCrossEntropyWithLogits kernel, row by row (the logits'
+    max shift is a constant for the gradient). A label outside ``[0, classes)`` gives
+    NaN, as TF's GPU kernel does (its CPU kernel raises, which a lazy value cannot)."""
+    return num.cross_entropy(x, labels, reduction="none", class_axis=-1, out_of_range_nan=True)
 
 
-@api("nn.softmax_cross_entropy_with_logits", "log_softmax, mul, reduce_sum",
+@api("nn.softmax_cross_entropy_with_logits", "cross_entropy (composite)",
      tensors=("labels", "logits"))
 def _softmax_xent(labels, logits, axis=-1, name=None):
     z, x = broadcast(labels, logits)
     require(x, FLOAT, "softmax_cross_entropy_with_logits")
-    a = _axis(axis)
-    return ops.neg(num.sum(ops.mul(z, num.log_softmax(x, a)), a))
+    return num.cross_entropy(x, z, reduction="none", class_axis=_axis(axis))
 
 
-@api("nn.weighted_cross_entropy_with_logits", "log1p, exp, mul", tensors=("labels", "logits"))
+@api("nn.weighted_cross_entropy_with_logits", "sigmoid_cross_entropy (composite)",
+     tensors=("labels", "logits"))
 def _weighted_xent(labels, logits, pos_weight, name=None):
     z, x, q = broadcast(labels, logits, pos_weight)
     require(x, FLOAT, "weighted_cross_entropy_with_logits")
-    one = _full(x, 1)
-    log_weight = ops.add(one, ops.mul(ops.sub(q, one), z))
-    soft = ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(x)))), ops.max(ops.neg(x), _full(x, 0)))
-    return ops.add(ops.mul(ops.sub(one, z), x), ops.mul(log_weight, soft))
+    return num.sigmoid_cross_entropy(x, z, pos_weight=q)
 
 
 @api("nn.l2_loss", "mul, reduce_sum", tensors=("t",))

@@ -38,12 +38,22 @@ from .composites.indexing import (
     gather_points,
     getitem,
     host_index,
+    one_hot,
     setitem,
     take,
     take_along_axis,
     write_element,
 )
 from .composites.linalg import einsum, matmul, tensordot
+from .composites.losses import (
+    cross_entropy,
+    mse_loss,
+    nll_loss,
+    nll_loss_backward,
+    sigmoid_cross_entropy,
+    squared_difference,
+    target_out_of_range,
+)
 from .composites.manipulation import (
     broadcast_arrays,
     concatenate,
@@ -64,16 +74,14 @@ from .composites.manipulation import (
 from .composites.nn import (
     batch_norm,
     batch_norm_stats,
-    cross_entropy,
     dropout,
     gelu,
     layer_norm,
     log_softmax,
-    mse_loss,
-    nll_loss,
     relu,
     silu,
     softmax,
+    softplus,
 )
 from .composites.reductions import (
     all,

@@ -1,4 +1,5 @@
-"""Negative log-likelihood forward and backward (``F.cross_entropy``'s two halves).
+"""Negative log-likelihood forward and backward (``F.cross_entropy``'s two halves), and
+the squared error: the core's loss composites (``lazycore.numeric.nll_loss``...).
 
 PyTorch's decompositions of these ops dispatch a dozen small ATen calls each (views,
 gathers, ``where``s, a scatter into zeros); lowering them directly makes a few core
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from .common import D, num, ops
+from .common import D, num
 from .registry import lower
 
-_MEAN, _SUM = 1, 2
+_REDUCTION = ("none", "mean", "sum")  # ATen's reduction enum
 
 
 def _covered(x, target, weight) -> bool:
@@ -28,32 +29,6 @@ def _covered(x, target, weight) -> bool:
     if weight is not None and weight.dtype != x.dtype:
         return False
     return (x.ndim == 2 and target.shape == x.shape[:1]) or (x.ndim == 1 and target.ndim == 0)
-
-
-def _one_hot(x, target):
-    """Boolean one-hot of ``target`` over ``x``'s class axis."""
-    shape = (*target.shape, x.shape[-1])
-    iota = ops.iota(dtype=target.dtype, shape=shape, dimension=target.ndim)
-    column = ops.broadcast_in_dim(target, shape=shape,
-                                  broadcast_dimensions=tuple(range(target.ndim)))
-    return ops.eq(iota, column)
-
-
-def _hot_drops_ignored(x, weight, ignore_index) -> bool:
-    """No class weights and an ``ignore_index`` outside [0, classes) (the default -100):
-    ignored rows have an all-false one-hot, so per-sample weights would only multiply by 1."""
-    return weight is None and not 0 <= ignore_index < x.shape[-1]
-
-
-def _sample_weights(x, target, weight, ignore_index, hot):
-    """Per-sample weight: the target's class weight, 0 where ignored."""
-    valid = ops.ne(target, num.full(target.shape, ignore_index, target.dtype))
-    w = num.cast(valid, x.dtype)
-    if weight is not None:
-        picked = num.sum(ops.select(hot, num.broadcast_to(weight, hot.shape),
-                                    num.full(hot.shape, 0, x.dtype)), axis=target.ndim)
-        w = ops.mul(w, picked)
-    return w
 
 
 def _decomposition_accepts(x, target) -> bool:
@@ -79,11 +54,7 @@ def _check_targets(x, target, ignore_index, op, results=()):
         if not known[0] <= ignore_index <= known[1]:  # none ignored: eager's error now
             raise IndexError(f"Target {known[1] if known[1] >= classes else known[0]} is out "
                              "of bounds.")
-    low = num.full(target.shape, 0, target.dtype)
-    high = num.full(target.shape, classes, target.dtype)
-    outside = ops.bitwise_or(ops.lt(target, low), ops.ge(target, high))
-    counted = ops.ne(target, num.full(target.shape, ignore_index, target.dtype))
-    bad = num.any(ops.bitwise_and(outside, counted))
+    bad = num.target_out_of_range(target, classes, ignore_index)
     lc.checks.require(bad, IndexError, f"Target is out of bounds (classes: {classes}).",
                       op=op, guards=results)
 
@@ -100,37 +71,23 @@ def nll_loss_forward(x, target, weight, reduction, ignore_index):
 
 
 def _nll_loss_forward(x, target, weight, reduction, ignore_index):
-    hot = _one_hot(x, target)
-    chosen = ops.select(hot, x, num.full(x.shape, 0, x.dtype))
-    unweighted = _hot_drops_ignored(x, weight, ignore_index)
-    per_sample = reduction not in (_MEAN, _SUM) and x.ndim > 1
-    w = None if unweighted and per_sample else _sample_weights(x, target, weight,
-                                                                ignore_index, hot)
-    if unweighted and not per_sample:
-        loss = ops.neg(num.sum(chosen))  # one reduction: ignored rows are all zeros
-    else:
-        picked = num.sum(chosen, axis=target.ndim)
-        loss = ops.neg(picked if unweighted else ops.mul(picked, w))
-        if reduction in (_MEAN, _SUM):
-            loss = num.sum(loss)
-    if per_sample:
-        return loss, num.full((), 0, x.dtype)
-    total = num.sum(w)
-    if reduction == _MEAN:
-        return ops.div(loss, total), total
-    return loss, total
+    per_sample = reduction == 0 and x.ndim > 1
+    out = num.nll_loss(x, target, weight, ignore_index, _REDUCTION[reduction],
+                       return_total_weight=not per_sample)
+    # eager's total weight of a per-sample loss is 0, not the weights' sum
+    return (out, num.full((), 0, x.dtype)) if per_sample else out
 
 
 @lower("nll_loss_backward.default")
 def nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
     if not _covered(x, target, weight) or grad.dtype != x.dtype:
         return NotImplemented
-    hot = _one_hot(x, target)
-    if reduction == _MEAN:
-        grad = ops.div(grad, total_weight)
-    if not _hot_drops_ignored(x, weight, ignore_index):
-        w = _sample_weights(x, target, weight, ignore_index, hot)
-        grad = ops.mul(num.broadcast_to(grad, w.shape) if grad.ndim == 0 else grad, w)
-    scale = ops.broadcast_in_dim(ops.neg(grad), shape=x.shape,
-                                 broadcast_dimensions=tuple(range(grad.ndim)))
-    return ops.select(hot, scale, num.full(x.shape, 0, x.dtype))
+    return num.nll_loss_backward(grad, x, target, weight, ignore_index,
+                                 _REDUCTION[reduction], total_weight)
+
+
+@lower("mse_loss.default")
+def mse_loss(x, target, reduction=1):
+    if x.shape != target.shape or x.dtype != target.dtype or not D.is_floating(x.dtype):
+        return NotImplemented  # broadcasting (eager warns) and mixed dtypes: decomposition
+    return num.mse_loss(x, target, _REDUCTION[reduction])

@@ -71,6 +71,16 @@ def take_along_axis(x: Tensor, idx: Tensor, axis: int) -> Tensor:
     return gather_points(x, list(range(x.ndim)), grids)
 
 
+def one_hot(indices: Tensor, depth: int, axis: int = -1) -> Tensor:
+    """Boolean one-hot of integer ``indices``: a new axis of ``depth`` classes at ``axis``
+    of the result (``-1``: last). An index outside ``[0, depth)`` has an all-false row."""
+    axis %= indices.ndim + 1
+    shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
+    classes = ops.iota(dtype=indices.dtype, shape=shape, dimension=axis)
+    dims = tuple(d if d < axis else d + 1 for d in range(indices.ndim))
+    return ops.eq(classes, ops.broadcast_in_dim(indices, shape=shape, broadcast_dimensions=dims))
+
+
 def take(x: Tensor, idx: Tensor, axis: int) -> Tensor:
     """``x`` indexed by ``idx`` along ``axis``; the index dims replace that axis."""
     axis %= x.ndim

@@ -1,15 +1,14 @@
-"""Neural-network composites shared by frontends: activations, softmax, norms, losses."""
+"""Neural-network composites shared by frontends: activations, softmax, norms, dropout
+(losses are in ``losses.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import ops
-from ..errors import ShapeError
 from ..tensor import Tensor
-from .broadcasting import broadcast_to, cast, full
-from .indexing import take_along_axis
-from .reductions import mean, normalize_axes, reduce, shift_max, sum, var
+from .broadcasting import broadcast_to, full
+from .reductions import mean, normalize_axes, reduce, shift_max, var
 
 
 def _like(x: Tensor, value) -> Tensor:
@@ -31,6 +30,11 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(x: Tensor) -> Tensor:
     return ops.mul(x, ops.logistic(x))
+
+
+def softplus(x: Tensor) -> Tensor:
+    """``log1p(exp(-|x|)) + max(x, 0)``: no overflow for large ``|x|``."""
+    return ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(x)))), ops.max(x, _like(x, 0)))
 
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
@@ -83,90 +87,6 @@ def batch_norm(x: Tensor, mean_: Tensor, var_: Tensor, weight=None, bias=None,
     if bias is not None:
         y = ops.add(y, bcast(bias))
     return y
-
-
-def _reduce_loss(loss: Tensor, reduction: str, weight_sum: Tensor | None = None) -> Tensor:
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return sum(loss)
-    if reduction == "mean":
-        if weight_sum is not None:
-            return ops.div(sum(loss), weight_sum)
-        return mean(loss)
-    raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
-def nll_loss(logp: Tensor, target: Tensor, weight=None, ignore_index: int = -100,
-             reduction: str = "mean", class_axis: int = 1) -> Tensor:
-    """Negative log-likelihood of integer ``target`` under log-probabilities ``logp``."""
-    c = class_axis % logp.ndim if logp.ndim > 1 else 0
-    expected = tuple(s for i, s in enumerate(logp.shape) if i != c)
-    if target.shape != expected:
-        raise ShapeError(f"expected target of shape {expected} for input {logp.shape}, "
-                         f"got {target.shape}", op="nll_loss")
-    valid = ops.ne(target, full(target.shape, ignore_index, target.dtype))
-    safe = ops.select(valid, target, full(target.shape, 0, target.dtype))
-    picked = take_along_axis(logp, ops.reshape(safe, new_sizes=_insert(target.shape, c, 1)), c)
-    picked = ops.reshape(picked, new_sizes=target.shape)
-    w = cast(valid, logp.dtype)
-    if weight is not None:
-        class_w = take_along_axis(weight, ops.reshape(safe, new_sizes=(safe.size,)), 0)
-        w = ops.mul(w, ops.reshape(class_w, new_sizes=target.shape))
-    loss = ops.neg(ops.mul(picked, w))
-    return _reduce_loss(loss, reduction, sum(w) if reduction == "mean" else None)
-
-
-def _insert(shape, axis, size):
-    return shape[:axis] + (size,) + shape[axis:]
-
-
-def cross_entropy(logits: Tensor, target: Tensor, weight=None, ignore_index: int = -100,
-                  reduction: str = "mean", label_smoothing: float = 0.0,
-                  class_axis: int = 1) -> Tensor:
-    """Softmax cross-entropy with integer class targets or class probabilities."""
-    c = class_axis % logits.ndim if logits.ndim > 1 else 0
-    logp = log_softmax(logits, c)
-    if target.shape == logits.shape and np.issubdtype(target.dtype, np.inexact):
-        probs = target
-        if label_smoothing:
-            n = logits.shape[c]
-            probs = ops.add(ops.mul(probs, _like(probs, 1 - label_smoothing)),
-                            _like(probs, label_smoothing / n))
-        terms = ops.mul(logp, probs)
-        if weight is not None:
-            shape = tuple(s if i == c else 1 for i, s in enumerate(logits.shape))
-            terms = ops.mul(terms, broadcast_to(ops.reshape(weight, new_sizes=shape), terms.shape))
-        loss = ops.neg(sum(terms, c))
-        return _reduce_loss(loss, reduction)
-    nll = nll_loss(logp, target, weight, ignore_index, reduction, c)
-    if not label_smoothing:
-        return nll
-    n = logits.shape[c]
-    valid = cast(ops.ne(target, full(target.shape, ignore_index, target.dtype)), logp.dtype)
-    smooth_terms = logp
-    if weight is not None:
-        shape = tuple(s if i == c else 1 for i, s in enumerate(logits.shape))
-        smooth_terms = ops.mul(logp, broadcast_to(ops.reshape(weight, new_sizes=shape), logp.shape))
-    smooth = ops.mul(ops.neg(sum(smooth_terms, c)), valid)
-    if reduction == "mean":
-        if weight is not None:
-            safe = ops.select(ops.ne(target, full(target.shape, ignore_index, target.dtype)),
-                              target, full(target.shape, 0, target.dtype))
-            w = ops.mul(valid, ops.reshape(take_along_axis(
-                weight, ops.reshape(safe, new_sizes=(safe.size,)), 0), new_sizes=target.shape))
-            smooth = ops.div(sum(smooth), sum(w))
-        else:
-            smooth = ops.div(sum(smooth), sum(valid))
-    elif reduction == "sum":
-        smooth = sum(smooth)
-    eps = label_smoothing
-    return ops.add(ops.mul(nll, _like(nll, 1 - eps)), ops.mul(smooth, _like(smooth, eps / n)))
-
-
-def mse_loss(x: Tensor, y: Tensor, reduction: str = "mean") -> Tensor:
-    d = ops.sub(x, y)
-    return _reduce_loss(ops.mul(d, d), reduction)
 
 
 def dropout(x: Tensor, p: float, key: Tensor) -> Tensor:
