@@ -8,6 +8,7 @@ from . import (  # noqa: F401 - register
     nn,
     pointwise,
     random,
+    recurrent,
     reductions,
     rnn,
     shape,

@@ -4,7 +4,18 @@ Each family module declares its ops with ``defop`` (name, shape rule, lowering s
 by side). ``OPS`` maps op names to definitions; ``lazycore.ops.add(x, y)`` traces.
 """
 
-from . import dynamic, elementwise, indexing, linalg, random, reduction, shape, sorting, spectral
+from . import (
+    control,
+    dynamic,
+    elementwise,
+    indexing,
+    linalg,
+    random,
+    reduction,
+    shape,
+    sorting,
+    spectral,
+)
 from .registry import OPS, OpDef, defop, get
 
 # every op as a module attribute (``lazycore.ops.add``) without a __getattr__ call;
