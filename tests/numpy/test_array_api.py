@@ -144,3 +144,10 @@ def test_strict_namespace_names_exist():
     missing = [n for n in dir(xs) if not n.startswith("_") and n not in skip
                and not hasattr(ns, n)]
     assert missing == []
+
+
+# -- failures the public suite (data-apis/array-api-tests) found, pinned here -------------------
+
+def test_take_counts_negative_lazy_indices_from_the_end():
+    compare(*both(lambda ns, a, i: (ns.take(a, i, axis=1), ns.take(ns.reshape(a, (-1,)), i)),
+                  F, np.array([0, -1, -3, 2])))

@@ -532,9 +532,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     (ax,) = num.normalize_axes(axis, x.ndim)
     n = x.shape[ax]
     if isinstance(indices, LazyArray):
-        if mode == "raise":
-            # bounds are only known after a sync; lazy indices are clipped (documented)
-            mode = "clip"
+        # mode "raise": num.take counts negative indices from the end, as NumPy; bounds
+        # are only known after a sync, so out-of-range lazy indices are clipped (documented)
         idx = indices._t
         if mode == "wrap":
             idx = tensor(np.remainder(indices, n))
