@@ -46,10 +46,10 @@ def test_ops_record_until_observed(metrics):
 
 
 @pytest.mark.parametrize("observe", [
-    lambda t: t.numpy(), lambda t: np.asarray(t), lambda t: tf.convert_to_tensor(t),
+    lambda t: t.numpy(), lambda t: np.asarray(t), lambda t: tf.constant(t),
     lambda t: float(t), lambda t: int(t), lambda t: bool(t), lambda t: str(t),
     lambda t: repr(t), lambda t: tf.print(t, output_stream=sys.stdout),
-], ids=["numpy", "asarray", "convert_to_tensor", "float", "int", "bool", "str", "repr",
+], ids=["numpy", "asarray", "constant", "float", "int", "bool", "str", "repr",
         "tf.print"])
 def test_observation_syncs(observe, metrics):
     t = tf.reduce_sum(lazy(np.array([1.5, 2.5], np.float32)) * 2.0)
@@ -62,7 +62,7 @@ def test_observation_syncs(observe, metrics):
 def test_observed_values():
     t = tf.reduce_sum(lazy(np.array([1.5, 2.5], np.float32)))
     assert float(t) == 4.0 and int(t) == 4 and bool(t)
-    e = tf.convert_to_tensor(t)
+    e = tf.constant(t)
     assert isinstance(e, tf.Tensor) and e.dtype == tf.float32 and float(e) == 4.0
     assert isinstance(t.numpy(), np.float32)
     assert str(t) == str(tf.constant(4.0))
@@ -165,3 +165,14 @@ def test_recompile_reasons_name_the_user_line(metrics):
     assert y.numpy() > 0
     site, reason = lc.metrics.recompile_reasons()[-1]
     assert site.startswith(__file__) and "shape" in reason
+
+
+def test_convert_to_tensor_returns_the_lazy_tensor(metrics):
+    """As TF returns a tensor unchanged: no sync, no eager copy; dtype rules as TF's."""
+    t = tf.reduce_sum(lazy(np.array([1.5, 2.5], np.float32)))
+    assert tf.convert_to_tensor(t) is t and tf.convert_to_tensor(t, dtype_hint=tf.int32) is t
+    assert lc.metrics.counters().get("executions", 0) == 0
+    with pytest.raises(ValueError, match="requested dtype int32"):
+        tf.convert_to_tensor(t, dtype=tf.int32)
+    with pytest.raises(ValueError, match="requested dtype int32"):
+        tf.convert_to_tensor(tf.constant(4.0), dtype=tf.int32)  # TF's own error, same type

@@ -24,6 +24,7 @@ import lazycore as _lc
 
 from . import (  # noqa: F401  (fill the table)
     _api_array,
+    _api_bits,
     _api_functional,
     _api_linalg,
     _api_math,

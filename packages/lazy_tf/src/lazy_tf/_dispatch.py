@@ -201,6 +201,7 @@ def _install() -> None:
         target = _target(entry, api)
         tf.experimental.dispatch_for_api(api, *sigs)(target)
         _API_TARGETS.append((entry, api, target))
+    _install_convert()
     _install_catch_all()
 
 
@@ -255,8 +256,28 @@ _V1_NAMESPACES = ("compat.v1", "compat.v1.linalg", "compat.v1.signal", "compat.v
                   "compat.v1.spectral")
 
 
-# APIs whose job is to leave the lazy world: TF's default path calls __tf_tensor__ (a sync)
+# APIs whose job is to leave the lazy world: TF's default path calls __tf_tensor__ (a sync);
+# tf.convert_to_tensor has its own target (``_install_convert``)
 _OBSERVERS = {"convert_to_tensor", "is_tensor", "get_static_value", "print"}
+
+
+def _install_convert() -> None:
+    """``tf.convert_to_tensor`` of a lazy tensor returns it unchanged, as TensorFlow
+    returns a tensor: a lazy tensor already is a tensor (``tf.is_tensor``). So library
+    code that converts its inputs first (Keras's cross-entropy losses) stays in the
+    graph and its gradients reach the tape. Inside a ``tf.function`` trace: the graph
+    tensor standing for the value. (TF's internal conversions, which call
+    ``__tf_tensor__``, are fallbacks as before.)"""
+    from ._graph import to_tensor
+
+    @tf.experimental.dispatch_for_api(tf.convert_to_tensor, {"value": LazyTensor})
+    def _convert(value, dtype=None, dtype_hint=None, name=None):
+        if dtype is not None and tf.as_dtype(dtype) != value.dtype:
+            raise ValueError(f"Tensor conversion requested dtype {tf.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}")
+        if building():
+            return to_tensor(value)
+        return value
 _NAMESPACES = ("", "math", "nn", "linalg", "signal", "random", "bitwise", "image", "sparse",
                "strings", "dtypes", "debugging")
 
