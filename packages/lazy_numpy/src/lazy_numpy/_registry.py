@@ -41,8 +41,21 @@ def qualname(func) -> str:
     return name
 
 
+# reductions of an unsettled boolean selection (``_masked``; it imports ``_indexing``,
+# which imports this module, so it is loaded at the first call)
+_SELECTIONS: dict = {}
+
+
 @numpy_errors
 def array_function(func, types, args, kwargs):
+    if not _SELECTIONS:
+        from ._masked import REDUCERS
+        _SELECTIONS.update(REDUCERS)
+    selection = _SELECTIONS.get(func)
+    if selection is not None and args:
+        result = selection(*args, **kwargs)
+        if result is not NotImplemented:
+            return result
     impl = FUNCTIONS.get(func)
     if impl is not None:
         try:

@@ -1,0 +1,86 @@
+"""Reductions of a lazy boolean selection over its selected axis (``X[labels == i]
+.mean(0)``, ``x[x > 0].sum()``) need no count of ``True`` values: they are computed
+as ``where=`` reductions without a sync, in every execution tier, with NumPy's values
+and dtypes. Other reductions of a selection still settle it (one counted sync)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lazy_numpy as lnp
+import lazycore as lc
+
+TIERS = [t for t in lc.config.CHOICES.get("tier", ("compile",)) if t != "auto"] or ["compile"]
+
+
+@pytest.fixture(params=TIERS, autouse=True)
+def tier(request):
+    old = lc.settings.tier
+    lc.configure(tier=request.param)
+    try:
+        yield request.param
+    finally:
+        lc.configure(tier=old)
+
+
+RNG = np.random.RandomState(0)
+X = RNG.randn(20, 3).astype(np.float32)
+LABELS = RNG.randint(0, 4, 20)
+B = RNG.randint(-5, 5, (6, 4))
+
+CASES = {  # name: (array, mask of it, reduction of the selection)
+    "kmeans_mean0": (X, lambda a, lab: lab == 1, lambda s: s.mean(0)),
+    "np_mean_axis_none": (X, lambda a, lab: lab == 2, lambda s: np.mean(s, axis=None)),
+    "sum0": (X, lambda a, lab: lab == 3, lambda s: s.sum(axis=0)),
+    "sum_all_int": (B, lambda a, lab: a > 0, lambda s: s.sum()),
+    "mean_int_is_float64": (B, lambda a, lab: a > 0, lambda s: s.mean()),
+    "mean_dtype": (B, lambda a, lab: a != 0, lambda s: np.mean(s, dtype=np.float32)),
+    "sum_both_axes": (X, lambda a, lab: lab == 0, lambda s: np.sum(s, axis=(0, 1))),
+    "max0": (X, lambda a, lab: lab == 1, lambda s: s.max(0)),
+    "min_int": (B, lambda a, lab: a < 3, lambda s: np.min(s)),
+    "bool_sum": (B > 1, lambda a, lab: a, lambda s: s.sum()),
+    "2d_mask": (B, lambda a, lab: a % 2 == 0, lambda s: s.sum()),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_reduction_of_a_selection_matches_numpy_without_a_sync(name):
+    array, mask, reduce = CASES[name]
+    want = reduce(array[mask(array, LABELS)])
+    lazy, labels = lnp.asarray(array), lnp.asarray(LABELS)
+    before = lc.metrics.counters()["syncs"]
+    got = reduce(lazy[mask(lazy, labels)])
+    assert lc.metrics.counters()["syncs"] == before, "the reduction synced"
+    assert isinstance(got, lnp.LazyArray)
+    g = np.asarray(got)
+    assert (g.shape, g.dtype) == (np.shape(want), np.asarray(want).dtype)
+    np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+def test_mean_of_an_empty_selection_is_nan():
+    lazy, labels = lnp.asarray(X), lnp.asarray(LABELS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = X[LABELS == 9].mean(0)
+    got = np.asarray(lazy[labels == 9].mean(0))
+    assert got.dtype == want.dtype and np.isnan(got).all() and np.isnan(want).all()
+
+
+def test_max_of_an_empty_selection_raises_numpys_error_at_the_barrier():
+    lazy, labels = lnp.asarray(X), lnp.asarray(LABELS)
+    with pytest.raises(ValueError, match="zero-size array"):
+        X[LABELS == 9].max(0)
+    result = lazy[labels == 9].max(0)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        np.asarray(result)
+
+
+def test_a_reduction_keeping_the_selected_axis_settles_the_selection():
+    lazy, labels = lnp.asarray(X), lnp.asarray(LABELS)
+    before = lc.metrics.counters().get("data_dependent_syncs", 0)
+    got = np.asarray(lazy[labels == 1].sum(1))
+    assert lc.metrics.counters().get("data_dependent_syncs", 0) == before + 1
+    np.testing.assert_allclose(got, X[LABELS == 1].sum(1), rtol=1e-6)
