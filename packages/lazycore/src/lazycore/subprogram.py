@@ -94,13 +94,16 @@ class Subprogram:
     """The IR between ``inputs`` (placeholders) and ``outputs``, callable on new inputs.
 
     ``generator``: the ``random.Generator`` whose draws inside the graph are re-drawn on
-    every call (None: the graph must not draw)."""
+    every call (None: the graph must not draw). ``site``: the user's ``file:line`` the
+    re-armed checks report (None: found on the stack at each call, which costs a
+    stack walk per check -- milliseconds under autograd's engine)."""
 
     def __init__(self, inputs: list[Tensor], outputs: list[Tensor], generator=None,
-                 checks=()):
+                 checks=(), site: str | None = None):
         in_nodes = [t.node for t in inputs]
         self.n_outputs = len(outputs)
         self._checks = [(c.error_type, c.message, c.op) for c in checks]
+        self.site = site
         out_nodes = [t.node for t in outputs] + [c.flag.node for c in checks]
         keys = _rng_keys(out_nodes, in_nodes)
         if keys and generator is None:
@@ -134,12 +137,18 @@ class Subprogram:
         values = call(*inputs, *leaves, spec=self._spec)
         if not self._checks:
             return values
-        from .checks import require
+        from .checks import PENDING, Check
 
         results = values[:self.n_outputs]
+        site = self.site
+        if site is None:
+            from .runtime import _call_site
+
+            site = _call_site()
+        guards = tuple([r.node for r in results])
         for (error_type, message, op), flag in zip(self._checks, values[self.n_outputs:],
                                                    strict=True):
-            require(flag, error_type, message, op=op, guards=results)
+            PENDING.append(Check(flag, error_type, message, op, site, guards))
         return results
 
 

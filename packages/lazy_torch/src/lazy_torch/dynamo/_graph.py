@@ -48,7 +48,7 @@ class LazyGraph:
             capture = self._captures.get(key)
             if capture is None:
                 try:
-                    capture = _Capture(self.gm, args)
+                    capture = _Capture(self.gm, args, self.site)
                 except Exception as error:  # noqa: BLE001 - traced per call instead
                     capture = _PerCall(self.gm)
                     _report.not_captured(self, error)
@@ -73,7 +73,7 @@ def _signature(a):
 class _Capture:
     """The sub-program of one input signature, and how to map its results back."""
 
-    def __init__(self, gm: torch.fx.GraphModule, args: list):
+    def __init__(self, gm: torch.fx.GraphModule, args: list, site: str):
         placeholders, graph_args, bases = [], [], []
         for i, a in enumerate(args):
             if isinstance(a, torch.Tensor):
@@ -110,8 +110,10 @@ class _Capture:
                 results.append(base._cell.value)
         self.tensor_args = [i for i, _ in bases]
         self.plan = plan
+        # checks re-armed per call report the graph's user line (Dynamo's stack trace),
+        # not a stack walk through autograd's engine and AOT's wrappers on every call
         self.program = lc.subprogram.Subprogram(placeholders, results, GENERATOR,
-                                                 captured.checks)
+                                                 captured.checks, site=site)
 
     def run(self, args: list) -> list:
         inputs = []
