@@ -70,8 +70,11 @@ def test_fast_path_skips_the_dispatcher(monkeypatch):
     real = _tensor._dispatch
     monkeypatch.setattr(_tensor, "_dispatch", lambda f, a, k: calls.append(f) or real(f, a, k))
     z = (x + y) * 0.5 - x / y
+    w = 1.5 - 2 * z + 0.5
     assert calls == []
-    _same(z, (torch.ones(3) + 2.0) * 0.5 - torch.ones(3) / 2.0)
+    want = (torch.ones(3) + 2.0) * 0.5 - torch.ones(3) / 2.0
+    _same(z, want)
+    _same(w, 1.5 - 2 * want + 0.5)
 
 
 def test_autograd_still_records():
@@ -107,12 +110,58 @@ def test_cpu_operand_takes_the_normal_path(monkeypatch):
     assert calls
 
 
-def test_int_overflow_raises_like_eager():
-    x = torch.ones(2, dtype=torch.int64)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.float16], ids=str)
+@pytest.mark.parametrize("value", [2**70, 2**64, -(2**63) - 1])
+def test_int_overflow_raises_like_eager(dtype, value):
+    x = torch.ones(2, dtype=dtype)
+    lazy = x.to(lt.device())
+    lazy * 3  # the int signature's plan exists: the value must still be checked
     with pytest.raises(Exception) as eager:  # noqa: PT011 - whatever eager raises
-        x + 2**70
+        x + value
     with pytest.raises(type(eager.value)):
-        x.to(lt.device()) + 2**70
+        lazy + value
+    with pytest.raises(type(eager.value)):
+        value - lazy
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16, torch.int32], ids=str)
+@pytest.mark.parametrize("op", OPS[:3], ids=lambda o: o.__name__)
+def test_python_ints_wrap_into_small_int_dtypes_like_eager(dtype, op):
+    x = torch.tensor([3, 4, 100]).to(dtype)
+    lazy = x.to(lt.device())
+    for value in (1, 200, -129, 70000, -1, 2**40):  # the first call learns the plan
+        _same(op(lazy, value), op(x, value))
+        _same(op(value, lazy), op(value, x))
+
+
+def test_planned_calls_match_the_learning_call(monkeypatch):
+    """A signature's first call runs the lowering; later calls run its plan."""
+    cases = [("f32", "f64_0d"), ("i32", "f32"), ("i64_0d", "f16"), ("bool", "i64"),
+             ("f16", "i64_0d")]
+    calls = []
+    real = _tensor._dispatch
+    monkeypatch.setattr(_tensor, "_dispatch", lambda f, a, k: calls.append(f) or real(f, a, k))
+    for a, b in cases:
+        x, y = TENSORS[a], TENSORS[b]
+        for op in (operator.add, operator.mul, operator.truediv):
+            for scale in (1, 3):  # learn, then plan
+                xs, ys = x * scale, y * scale
+                _same(op(xs.to(lt.device()), ys.to(lt.device())), op(xs, ys))
+    arithmetic = {torch.ops.aten.add.Tensor, torch.ops.aten.mul.Tensor,
+                  torch.ops.aten.div.Tensor}
+    assert not [f for f in calls if f in arithmetic]
+
+
+def test_default_dtype_is_read_at_each_call():
+    x = torch.tensor([1, 2]).to(lt.device())
+    assert (x * 0.5).dtype == torch.float32
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert (x * 0.5).dtype == (x / x).dtype == (0.5 + x).dtype == torch.float64
+    finally:
+        torch.set_default_dtype(previous)
+    assert (x * 0.5).dtype == torch.float32
 
 
 # -- methods (optimizer steps): mul_, lerp_, addcdiv_, sqrt, ... ----------------------------

@@ -21,7 +21,8 @@ import torch.autograd.forward_ad as _forward_ad
 import lazycore as lc
 
 from ._dispatch import store, wrap_out
-from ._tensor import LazyTensor, read, wrap
+from ._plans import OperatorPlans
+from ._tensor import FULL, LazyTensor, build, read, wrap
 from .lowerings import LOWERINGS
 
 _C = torch._C
@@ -35,25 +36,15 @@ _SCALARS = frozenset({int, float, bool})
 _INT64 = (-(2**63), 2**63)
 aten = torch.ops.aten
 
-# (dunder, reflected dunder or None, ATen overload whose lowering computes it)
+# (dunder, ATen overload whose lowering computes it, core op, operands reflected): the
+# reflected dunders of commutative ops compute ``self <op> other`` as eager's do;
+# ``other / self`` is eager's ``reciprocal(self) * other`` (other roundings), not planned.
 _OPERATORS = (
-    ("__add__", "__radd__", torch.ops.aten.add.Tensor),
-    ("__sub__", None, torch.ops.aten.sub.Tensor),
-    ("__mul__", "__rmul__", torch.ops.aten.mul.Tensor),
-    ("__truediv__", None, torch.ops.aten.div.Tensor),
+    ("__add__", aten.add.Tensor, "add", False), ("__radd__", aten.add.Tensor, "add", False),
+    ("__sub__", aten.sub.Tensor, "sub", False), ("__rsub__", aten.sub.Tensor, "sub", True),
+    ("__mul__", aten.mul.Tensor, "mul", False), ("__rmul__", aten.mul.Tensor, "mul", False),
+    ("__truediv__", aten.div.Tensor, "div", False),
 )
-
-
-def _operand(other, grad: bool):
-    """The core value (or Python scalar) of ``other``; None when it needs the slow path."""
-    kind = type(other)
-    if kind is LazyTensor:
-        if grad and other.requires_grad:
-            return None
-        return read(other)
-    if kind in _SCALARS:
-        return other
-    return None
 
 
 def _quiet() -> bool:
@@ -62,20 +53,42 @@ def _quiet() -> bool:
                 or _forward_ad._current_level >= 0)
 
 
-def _make(lowering, slow):
-    def operator(self, other):
+def _operator(plans: OperatorPlans, slow, reflected: bool):
+    """``self <op> other`` from the plan of the operands' signatures (``lazycore.plans``);
+    a signature's first call learns it from the lowering. Autograd (a tensor requiring
+    grad while grad mode is on), a mode, autocast, forward AD, another operand type or
+    any error takes ``slow`` (``torch.Tensor``'s operator: the dispatcher, eager's
+    errors)."""
+    def operator(self, other):  # the per-op cost of every traced operator: kept flat
+        kind = other.__class__
+        if self.__class__ is not LazyTensor or _function_mode() or _dispatch_modes() \
+                or _autocast() or _forward_ad._current_level >= 0:
+            return slow(self, other)
         grad = _grad_enabled()
-        if type(self) is LazyTensor and not (grad and self.requires_grad) and _quiet():
-            value = _operand(other, grad)
-            if value is not None:
-                mine = read(self)
-                try:
-                    out = lowering(mine, value)
-                except Exception:  # noqa: BLE001 - the slow path raises eager's error
-                    out = None
-                if type(out) is lc.Tensor:
-                    return wrap(out, fresh=out is not mine and out is not value)
-        return slow(self, other)
+        if grad and self.requires_grad:
+            return slow(self, other)
+        mine = self._lc if self._kind == FULL else read(self)
+        if kind is LazyTensor:
+            if grad and other.requires_grad:
+                return slow(self, other)
+            value = other._lc if other._kind == FULL else read(other)
+            so = value.node.aval
+        elif kind in _SCALARS:
+            value, so = other, kind
+        else:
+            return slow(self, other)
+        a, b = (so, mine.node.aval) if reflected else (mine.node.aval, so)
+        last = plans.last  # a chain of ops sees the same aval objects: no hashing
+        known = last[2] if a is last[0] and b is last[1] else plans.find((a, b))
+        try:
+            if known:
+                run, size, dtype = known
+                return build(run(value, mine) if reflected else run(mine, value), size, dtype)
+            out = plans.general((a, b), value, mine) if reflected \
+                else plans.general((a, b), mine, value)
+            return wrap(out, fresh=out is not mine and out is not value)
+        except Exception:  # noqa: BLE001 - the slow path raises eager's error
+            return slow(self, other)
     operator.__name__ = slow.__name__
     operator.__doc__ = slow.__doc__
     return operator
@@ -162,11 +175,9 @@ def _foreach_by_default() -> None:
 
 def install() -> None:
     _foreach_by_default()
-    for name, reflected, overload in _OPERATORS:
-        lowering = LOWERINGS[overload]
-        setattr(LazyTensor, name, _make(lowering, getattr(torch.Tensor, name)))
-        if reflected is not None:  # commutative: other + self == self + other
-            setattr(LazyTensor, reflected, _make(lowering, getattr(torch.Tensor, reflected)))
+    for name, overload, kernel, reflected in _OPERATORS:
+        plans = OperatorPlans(LOWERINGS[overload], lc.ops.get(kernel))
+        setattr(LazyTensor, name, _operator(plans, getattr(torch.Tensor, name), reflected))
     for name, func, pattern, keywords in _METHODS:
         lowering = LOWERINGS.get(func)
         if lowering is not None:

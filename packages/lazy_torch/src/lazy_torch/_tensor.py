@@ -147,6 +147,23 @@ def wrap(value: lc.Tensor, *, fresh: bool = False) -> LazyTensor:
     return t
 
 
+_new_cell = object.__new__
+
+
+def build(value: lc.Tensor, size: torch.Size, dtype: torch.dtype) -> LazyTensor:
+    """``wrap(value, fresh=True)`` when the caller already knows the torch size and
+    dtype of ``value`` (the operator plans): the per-op cost of every planned op."""
+    t = _make(LazyTensor, size, dtype=dtype, device=DEVICE)
+    cell = _new_cell(Cell)  # Cell(value) without a Python __init__ frame
+    cell.value = value
+    cell.version = 0
+    t._cell = cell
+    t._lc = value
+    t._kind = FULL
+    t._ver = 0
+    return t
+
+
 def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset) -> LazyTensor:
     """A tensor sharing ``src``'s storage, laid out as (size, stride, offset); ``value`` may be
     None where ``layout_kind`` says FULL (the view is the whole storage)."""
