@@ -139,11 +139,26 @@ def test_cross_entropy_with_probabilities():
 
 def test_batch_norm():
     x = R.standard_normal((4, 3, 2, 2))
-    mean, var = nm.batch_norm_stats(A(x), 1)
-    y = nm.batch_norm(A(x), mean, var, A(np.ones(3)), A(np.zeros(3)))
+    mean, var = nm.moments(A(x), (0, 2, 3))
+    w, b = np.array([1.0, 2.0, 0.5]), np.array([0.0, -1.0, 3.0])
+    y = nm.batch_norm(A(x), mean, var, A(w), A(b))
     m = x.mean((0, 2, 3), keepdims=True)
     v = x.var((0, 2, 3), keepdims=True)
-    np.testing.assert_allclose(lc.to_numpy(y), (x - m) / np.sqrt(v + 1e-5), rtol=1e-10)
+    want = (x - m) / np.sqrt(v + 1e-5) * w[:, None, None] + b[:, None, None]
+    np.testing.assert_allclose(lc.to_numpy(y), want, rtol=1e-10)
+    # statistics that broadcast against x (channel_axis=None), kept dims
+    mk, vk = nm.moments(A(x), (0, 2, 3), keepdims=True)
+    y2 = nm.batch_norm(A(x), mk, vk, A(w[:, None, None]), A(b[:, None, None]),
+                       channel_axis=None)
+    np.testing.assert_allclose(lc.to_numpy(y2), want, rtol=1e-10)
+
+
+def test_layer_norm_returns_its_statistics():
+    y, m, rstd = nm.layer_norm(A(X), 2, return_stats=True)
+    assert m.shape == rstd.shape == (3, 1, 1)
+    np.testing.assert_allclose(lc.to_numpy(m), X.mean((1, 2), keepdims=True), rtol=1e-10)
+    np.testing.assert_allclose(lc.to_numpy(rstd), 1 / np.sqrt(X.var((1, 2), keepdims=True)
+                                                               + 1e-5), rtol=1e-10)
 
 
 def test_pooling_and_transposed_conv():
@@ -177,9 +192,17 @@ def test_channels_last_conv_matches_channels_first():
 
 def test_dropout_keeps_expectation():
     x = A(np.ones(20000, np.float32))
-    y = lc.to_numpy(nm.dropout(x, 0.25, lc.random.Generator(1).next_key()))
+    y, keep = nm.dropout(x, 0.25, lc.random.Generator(1).next_key(), return_mask=True)
+    y, keep = lc.to_numpy(y), lc.to_numpy(keep)
     assert set(np.unique(y)) <= {0.0, np.float32(1 / 0.75)}
     assert abs((y == 0).mean() - 0.25) < 0.02
+    np.testing.assert_array_equal(keep, y != 0)
+
+
+def test_dropout_noise_shape_shares_one_draw_per_row():
+    x = A(np.ones((400, 5), np.float32))
+    y = lc.to_numpy(nm.dropout(x, 0.5, lc.random.Generator(2).next_key(), noise_shape=(400, 1)))
+    assert (y == y[:, :1]).all() and 0 < (y[:, 0] == 0).sum() < 400
 
 
 @pytest.mark.parametrize("call, exc", [

@@ -259,6 +259,99 @@ NN_RECORDS = [
         (Case("in-and-out-of-range", (np.array([[0, 3, -1], [4, 2, 1]], np.int64),)),
          Case("int32", (np.array([0, 1, 2, 3, 7, -7], np.int32),)))),
 ]
+
+
+def _rows(dt):
+    """A (4, 3) grid of edge values: a batch of 4 over 3 features."""
+    v = np.array([0.0, -0.0, 1.0, -2.5, 1e30, -1e30, 3e-30, 7.0, 0.1, -3.0, 2.0, 0.5], dt)
+    return (v.reshape(4, 3),)
+
+
+def _torch_layer_norm(x):
+    return F.layer_norm(x, (3,), torch.linspace(0.5, 2, 3, dtype=x.dtype).to(x.device),
+                        torch.full((3,), -1.0, dtype=x.dtype).to(x.device))
+
+
+def _tf_batch_norm(x):
+    m, v = tf.nn.moments(x, [0], keepdims=True)
+    return tf.nn.batch_normalization(x, m, v, offset=0.5, scale=2.0, variance_epsilon=1e-3)
+
+
+def _variance_overflows(x):
+    """A known difference, not eager's: a float32 row whose variance overflows (1e30 and
+    -1e30) is NaN in PyTorch's Welford kernel and ``bias`` in the core's two-pass
+    ``layer_norm`` (``rstd`` is 0). Listed in docs/guarantees.md."""
+    with np.errstate(over="ignore"):
+        return np.isinf(x.var(axis=1)) if x.dtype == np.float32 else np.zeros(len(x), bool)
+
+
+NORM_CASES = tuple(Case(f"rows-{np.dtype(dt).name}", _rows(dt)) for dt in (np.float32, np.float64))
+NN_RECORDS += [
+    Record("elu", {"tf": {"tf.nn.elu": tf.nn.elu, "tf.nn.selu": tf.nn.selu}},
+           tuple(_float_cases(1)), rtol=1e-6),
+    Record("leaky_relu", {"tf": {"tf.nn.leaky_relu": lambda x: tf.nn.leaky_relu(x, 0.3)}},
+           tuple(_float_cases(1)) + (Case("int32", (np.array([-7, 0, 7], np.int32),)),)),
+    Record("softsign", {"tf": {"tf.nn.softsign": tf.nn.softsign}}, tuple(_float_cases(1)),
+           rtol=1e-6),
+    Record("silu", {"tf": {"tf.nn.silu": tf.nn.silu,
+                           "tf.nn.silu(beta=0.5)": lambda x: tf.nn.silu(x, beta=0.5)},
+                    "torch": {"F.silu": F.silu}}, tuple(_float_cases(1)), rtol=1e-6),
+    Record("layer_norm", {"torch": {"F.layer_norm": _torch_layer_norm}}, NORM_CASES,
+           rtol=1e-5, atol_eps=4, undefined={"torch": _variance_overflows}),
+    Record("moments", {"tf": {"tf.nn.moments": lambda x: tf.nn.moments(x, [0])}},
+           NORM_CASES, rtol=1e-6),
+    Record("batch_norm", {"tf": {"tf.nn.batch_normalization": _tf_batch_norm}}, NORM_CASES,
+           rtol=1e-5, atol_eps=4),
+]
+
+
+def _plane(dt, channels_last):
+    """A 5x5 plane of edge values (NaN, +-inf, signed-zero ties, +-1e30) as one image."""
+    v = np.array([[0.0, -0.0, 1.0, -2.5, 1e30], [-1e30, 3e-30, 7.0, 7.0, 0.1],
+                  [NAN, -3.0, 2.0, 0.5, -0.0], [INF, -INF, 0.0, 4.0, -1.0],
+                  [-INF, -INF, 1.0, 1.0, 2.0]], dt)
+    if channels_last:  # TF's Eigen max keeps or drops a NaN by its position in the
+        v[np.isnan(v)] = 5.0  # window (implementation-defined); PyTorch and XLA propagate it
+        return (v[None, :, :, None],)
+    return (v[None, None],)
+
+
+def _input_grad(fn, x):
+    """d(sum(fn(x) * w))/dx for a fixed ramp ``w``: PyTorch autograd, through the
+    backward ATen op the lazy device lowers."""
+    x = x.detach().requires_grad_()
+    y = fn(x)
+    w = torch.arange(1, y.numel() + 1, dtype=y.dtype).reshape(y.shape).to(y.device)
+    return torch.autograd.grad((y * w).sum(), x)[0]
+
+
+POOL_CASES = tuple(Case(f"plane-{np.dtype(dt).name}-{fw}", _plane(dt, fw == "tf"), only=(fw,))
+                   for dt in (np.float32, np.float64) for fw in ("torch", "tf"))
+NN_RECORDS += [
+    Record("max_pool", {
+        "torch": {"F.max_pool2d(2, indices)": lambda x: F.max_pool2d(x, 2, return_indices=True),
+                  "F.max_pool2d(3, 1, 1, indices)":
+                      lambda x: F.max_pool2d(x, 3, 1, 1, return_indices=True),
+                  "F.max_pool2d(2, ceil, indices)":
+                      lambda x: F.max_pool2d(x, 2, ceil_mode=True, return_indices=True),
+                  "F.max_pool2d(2, dilation 2)": lambda x: F.max_pool2d(x, 2, 1, dilation=2)},
+        "tf": {"tf.nn.max_pool2d(VALID)": lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"),
+               "tf.nn.max_pool2d(SAME)": lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME")},
+    }, POOL_CASES),
+    Record("max_pool_backward", {"torch": {
+        "grad of F.max_pool2d(3, 1, 1)": lambda x: _input_grad(
+            lambda t: F.max_pool2d(t, 3, 1, 1), x),
+        "grad of F.max_pool2d(2, ceil)": lambda x: _input_grad(
+            lambda t: F.max_pool2d(t, 2, ceil_mode=True), x)}},
+        tuple(c for c in POOL_CASES if c.only == ("torch",))),
+    Record("avg_pool", {
+        "torch": {"F.avg_pool2d(2)": lambda x: F.avg_pool2d(x, 2),
+                  "F.avg_pool2d(3, 1, 1, exclude pad)":
+                      lambda x: F.avg_pool2d(x, 3, 1, 1, count_include_pad=False),
+                  "F.avg_pool2d(2, ceil)": lambda x: F.avg_pool2d(x, 2, ceil_mode=True)},
+        "tf": {"tf.nn.avg_pool2d(SAME)": lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME")},
+    }, POOL_CASES, rtol=1e-6),
+]
 RECORDS += NN_RECORDS
 
 

@@ -33,28 +33,26 @@ def _relu6(features, name=None):
     return ops.clamp(_full(t, 0), t, _full(t, 6))
 
 
-@unary("nn.elu", lowers_to="expm1, select")
+@unary("nn.elu", lowers_to="elu (composite)")
 def _elu(features, name=None):
-    t = require(to_core(features), FLOAT, "elu")
-    return ops.select(ops.gt(t, _full(t, 0)), t, ops.expm1(t))
+    return num.elu(require(to_core(features), FLOAT, "elu"), expm1=False)
 
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-@unary("nn.selu", lowers_to="expm1, select, mul")
+@unary("nn.selu", lowers_to="elu (composite)")
 def _selu(features, name=None):
-    t = require(to_core(features), FLOAT, "selu")
-    neg = ops.mul(_full(t, _SELU_ALPHA), ops.expm1(t))
-    return ops.mul(_full(t, _SELU_SCALE), ops.select(ops.gt(t, _full(t, 0)), t, neg))
+    return num.elu(require(to_core(features), FLOAT, "selu"), _SELU_ALPHA, _SELU_SCALE,
+                   expm1=False)
 
 
-@unary("nn.leaky_relu", lowers_to="mul, select")
+@unary("nn.leaky_relu", lowers_to="leaky_relu (composite)")
 def _leaky_relu(features, alpha=0.2, name=None):
     t = require(to_core(features), NUMERIC, "leaky_relu")
     if lc.dtypes.is_integer(t.dtype):
         t = num.cast(t, np.float32)  # TF casts integer features to float32
-    return ops.select(ops.gt(t, _full(t, 0)), t, ops.mul(t, _full(t, float(alpha))))
+    return num.leaky_relu(t, float(np.float32(alpha)))  # the op's alpha attr is a float32
 
 
 @unary("nn.gelu", lowers_to="gelu (composite)")
@@ -63,19 +61,17 @@ def _gelu(features, approximate=False, name=None):
     return num.gelu(t, "tanh" if approximate else "none")
 
 
-@unary("nn.silu", lowers_to="logistic, mul")
+@unary("nn.silu", lowers_to="silu (composite)")
 def _silu(features, beta=1.0, name=None):
     t = require(to_core(features), FLOAT, "silu")
-    if beta == 1.0:
-        return ops.mul(t, ops.logistic(t))
-    b = num.broadcast_to(to_core(beta, t.dtype), t.shape)
-    return ops.mul(t, ops.logistic(ops.mul(t, b)))
+    if isinstance(beta, int | float) and beta == 1.0:
+        return num.silu(t)
+    return num.silu(t, num.broadcast_to(to_core(beta, t.dtype), t.shape))
 
 
-@unary("nn.softsign", lowers_to="abs, div")
+@unary("nn.softsign", lowers_to="softsign (composite)")
 def _softsign(features, name=None):
-    t = require(to_core(features), FLOAT, "softsign")
-    return ops.div(t, ops.add(_full(t, 1), ops.abs(t)))
+    return num.softsign(require(to_core(features), FLOAT, "softsign"))
 
 
 @unary("nn.log_softmax", lowers_to="log_softmax (composite)")
@@ -154,29 +150,19 @@ def _bias_add(value, bias, data_format=None, name=None):
     return ops.add(x, num.broadcast_to(ops.reshape(b, new_sizes=shape), x.shape))
 
 
-@api("nn.moments", "mean, var (composites)", tensors=("x",))
+@api("nn.moments", "moments (composite)", tensors=("x",))
 def _moments(x, axes, shift=None, keepdims=False, name=None):
     t = require(to_core(x), FLOAT, "moments")
-    a = num.normalize_axes(static(axes), t.ndim, scalar_axes=())
-    m = num.mean(t, a, keepdims=True)
-    v = num.mean(ops.mul(ops.sub(t, num.broadcast_to(m, t.shape)),
-                         ops.sub(t, num.broadcast_to(m, t.shape))), a, keepdims=True)
-    if not keepdims:
-        m, v = num.squeeze(m, a), num.squeeze(v, a)
-    return m, v
+    return num.moments(t, static(axes), keepdims=bool(keepdims))
 
 
-@api("nn.batch_normalization", "sub, rsqrt, mul, add",
+@api("nn.batch_normalization", "batch_norm (composite)",
      tensors=("x", "mean", "variance", "offset", "scale"))
 def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     t, m, v = broadcast(x, mean, variance)
-    inv = ops.rsqrt(ops.add(v, _full(v, float(variance_epsilon))))
-    if scale is not None:
-        inv = ops.mul(inv, num.broadcast_to(to_core(scale, t.dtype), inv.shape))
-    y = ops.mul(ops.sub(t, m), inv)
-    if offset is not None:
-        y = ops.add(y, num.broadcast_to(to_core(offset, t.dtype), y.shape))
-    return y
+    w = None if scale is None else to_core(scale, t.dtype)
+    b = None if offset is None else to_core(offset, t.dtype)
+    return num.batch_norm(t, m, v, w, b, float(variance_epsilon), channel_axis=None)
 
 
 @api("nn.embedding_lookup", "gather", tensors=("params", "ids"))
@@ -186,7 +172,7 @@ def _embedding_lookup(params, ids, max_norm=None, name=None):
     return num.take(to_core(params), require(to_core(ids), INT, "ids"), 0)
 
 
-@api("nn.dropout", "random_uniform, ge, select", tensors=("x",))
+@api("nn.dropout", "dropout (composite)", tensors=("x",))
 def _dropout(x, rate, noise_shape=None, seed=None, name=None):
     t = require(to_core(x), FLOAT, "dropout")
     rate = float(static(rate))
@@ -195,10 +181,8 @@ def _dropout(x, rate, noise_shape=None, seed=None, name=None):
                          f"Received: rate={rate}")
     if rate == 0:
         return t
-    shape = t.shape if noise_shape is None else tuple(int(s) for s in static(noise_shape))
-    u = ops.random_uniform(next_key(seed), shape=shape, dtype=t.dtype)
-    keep = num.broadcast_to(ops.ge(u, num.full(shape, rate, t.dtype)), t.shape)
-    return ops.select(keep, ops.mul(t, _full(t, 1.0 / (1.0 - rate))), _full(t, 0))
+    shape = None if noise_shape is None else tuple(int(s) for s in static(noise_shape))
+    return num.dropout(t, rate, next_key(seed), noise_shape=shape)
 
 
 # -- convolution and pooling (channels last, TF's default layouts) ---------------------

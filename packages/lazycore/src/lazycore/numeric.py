@@ -15,7 +15,7 @@ from .composites.broadcasting import (
     promote,
     where,
 )
-from .composites.conv import avg_pool, conv, max_pool
+from .composites.conv import conv
 from .composites.creation import arange, eye, linspace, ones, tri_mask, triangle, zeros
 from .composites.dynamic import count_true, unique
 from .composites.dynamic import nonzero_mask as nonzero
@@ -73,16 +73,21 @@ from .composites.manipulation import (
 )
 from .composites.nn import (
     batch_norm,
-    batch_norm_stats,
     dropout,
+    elu,
     gelu,
     layer_norm,
+    leaky_relu,
     log_softmax,
+    moments,
     relu,
     silu,
     softmax,
+    softmax_backward,
     softplus,
+    softsign,
 )
+from .composites.pooling import avg_pool, max_pool, max_pool_backward, pool_output_size
 from .composites.reductions import (
     all,
     any,

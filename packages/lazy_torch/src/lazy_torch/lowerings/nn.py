@@ -1,4 +1,4 @@
-"""Matrix products, convolution, pooling, normalization, softmax, embedding, attention.
+"""Matrix products, pooling, normalization, softmax, embedding, attention.
 
 Backward ops without a PyTorch decomposition are lowered as the core's lazy VJP of
 the forward lowering (``lc.grad``), so they stay exact and fuse with the step.
@@ -6,15 +6,12 @@ the forward lowering (``lc.grad``), so they stay exact and fuse with the step.
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 import lazycore as lc
 
 from .._convert import np_dtype
 from .common import D, full_like, num, ops, wrap_dim
 from .indexing import SELF_RANGE, checked
+from .random import GENERATOR
 from .registry import lower
 
 
@@ -125,33 +122,23 @@ def _softmax_grad_args(grad, output, dim, input_dtype):
     return grad, output, axis, dt
 
 
-def _sum_back(x, axis):
-    """``sum(x, axis, keepdim=True)`` broadcast back to ``x``'s shape."""
-    if x.ndim == 0:
-        return x
-    return num.broadcast_to(num.sum(x, axis=(axis,), keepdims=True), x.shape)
-
-
 @lower("_log_softmax_backward_data.default")
 def log_softmax_backward(grad, output, dim, input_dtype):
-    """grad - exp(output) * sum(grad, dim)."""
     covered = _softmax_grad_args(grad, output, dim, input_dtype)
     if covered is None:
         return NotImplemented
     g, out, axis, dt = covered
-    gi = ops.sub(g, ops.mul(ops.exp(out), _sum_back(g, axis)))
+    gi = num.softmax_backward(g, out, axis, log=True)
     return gi if gi.dtype == dt else num.cast(gi, dt)
 
 
 @lower("_softmax_backward_data.default")
 def softmax_backward(grad, output, dim, input_dtype):
-    """grad * output - output * sum(grad * output, dim)."""
     covered = _softmax_grad_args(grad, output, dim, input_dtype)
     if covered is None:
         return NotImplemented
     g, out, axis, dt = covered
-    go = ops.mul(g, out)
-    gi = ops.sub(go, ops.mul(out, _sum_back(go, axis)))
+    gi = num.softmax_backward(g, out, axis)
     return gi if gi.dtype == dt else num.cast(gi, dt)
 
 
@@ -163,48 +150,6 @@ def threshold_backward(grad, x, threshold):
         return NotImplemented
     dead = ops.le(x, full_like(x, threshold))
     return ops.select(dead, full_like(grad, 0), grad)
-
-
-# -- convolution ------------------------------------------------------------------------------
-
-def _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    batched = x.ndim == w.ndim
-    if not batched:
-        x = ops.reshape(x, new_sizes=(1,) + x.shape)
-    nd = x.ndim - 2
-    if not transposed and x.shape[1] != w.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected "
-                           f"input{list(x.shape)} to have {w.shape[1] * groups} channels, but "
-                           f"got {x.shape[1]} channels instead")
-    if x.dtype != w.dtype:
-        raise RuntimeError(f"Input type ({_tname(x.dtype)}) and weight type ({_tname(w.dtype)}) "
-                           "should be the same")
-    out = num.conv(x, w, stride=tuple(stride), padding=tuple((p, p) for p in padding),
-                   dilation=tuple(dilation), groups=groups, transposed=transposed,
-                   output_padding=tuple(output_padding))
-    if bias is not None:
-        shape = (1, out.shape[1]) + (1,) * nd
-        out = ops.add(out, num.broadcast_to(ops.reshape(bias, new_sizes=shape), out.shape))
-    if not batched:
-        out = ops.reshape(out, new_sizes=out.shape[1:])
-    return out
-
-
-@lower("convolution.default")
-def convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    return _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, groups)
-
-
-@lower("convolution_backward.default")
-def convolution_backward(grad, x, w, bias_sizes, stride, padding, dilation, transposed,
-                         output_padding, groups, output_mask):
-    out = _conv(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
-    gx, gw = lc.grad([out], [x, w], [grad])
-    gb = None
-    if output_mask[2]:
-        axes = tuple(i for i in range(grad.ndim) if i != 1)
-        gb = ops.reduce_sum(grad, axes=axes)
-    return (gx if output_mask[0] else None, gw if output_mask[1] else None, gb)
 
 
 # -- pooling --------------------------------------------------------------------------------
@@ -219,17 +164,6 @@ def _pool_params(x, kernel_size, stride, padding, dilation, nd):
     return k, tup(stride, k), tup(padding), tup(dilation, 1)
 
 
-def _out_size(size, k, s, p, d, ceil_mode):
-    eff = d * (k - 1) + 1
-    if ceil_mode:
-        out = -(-(size + 2 * p - eff) // s) + 1
-        if (out - 1) * s >= size + p:
-            out -= 1
-    else:
-        out = (size + 2 * p - eff) // s + 1
-    return out
-
-
 @lower("max_pool2d_with_indices.default", "max_pool3d_with_indices.default")
 def max_pool_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     nd = 3 if len(kernel_size) == 3 or x.ndim == 5 else 2
@@ -237,66 +171,23 @@ def max_pool_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil
     if not batched:
         x = ops.reshape(x, new_sizes=(1,) + x.shape)
     k, s, p, d = _pool_params(x, kernel_size, stride, padding, dilation, nd)
-    spatial = x.shape[2:]
-    outs = [_out_size(n, kk, ss, pp, dd, ceil_mode)
-            for n, kk, ss, pp, dd in zip(spatial, k, s, p, d, strict=True)]
+    outs = [num.pool_output_size(*a, ceil_mode)
+            for a in zip(x.shape[2:], k, s, p, d, strict=True)]
     if any(o <= 0 for o in outs):
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, x.shape[1:]))}). Calculated "
                            f"output size: ({x.shape[1]}x{'x'.join(map(str, outs))}). Output size "
                            "is too small")
-    lowest = -np.inf if D.is_inexact(x.dtype) else np.iinfo(x.dtype).min
-    config = [(0, 0, 0), (0, 0, 0)]
-    for n, kk, ss, pp, dd, o in zip(spatial, k, s, p, d, outs, strict=True):
-        need = (o - 1) * ss + dd * (kk - 1) + 1
-        config.append((pp, max(0, need - n - pp), 0))
-    padded = ops.pad(x, lc.scalar(lowest, x.dtype), padding_config=tuple(config))
-    windows, offsets = [], []
-    for flat in range(int(np.prod(k))):
-        pos = np.unravel_index(flat, k)
-        starts = [0, 0] + [int(pi) * dd for pi, dd in zip(pos, d, strict=True)]
-        limits = [x.shape[0], x.shape[1]] + [st + (o - 1) * ss + 1 for st, o, ss in
-                                             zip(starts[2:], outs, s, strict=True)]
-        windows.append(ops.slice(padded, start_indices=tuple(starts),
-                                 limit_indices=tuple(limits), strides=(1, 1) + tuple(s)))
-        offsets.append([int(pi) * dd for pi, dd in zip(pos, d, strict=True)])
-    stacked = ops.concatenate(*[ops.reshape(w_, new_sizes=(1,) + w_.shape) for w_ in windows],
-                              dimension=0)
-    values = ops.reduce_max(stacked, axes=(0,))
-    if D.is_inexact(x.dtype):
-        nan = ops.reduce_or(ops.ne(stacked, stacked), axes=(0,))
-        values = ops.select(nan, full_like(values, np.nan), values)
-    which = ops.argmax(stacked, axis=0, index_dtype=D.int64)
-    flat_index = None
-    for axis in range(nd):
-        table = lc.constant(np.asarray([o[axis] for o in offsets], dtype=np.int64))
-        off = lc.numeric.take(table, which, 0)
-        base = ops.iota(dtype=D.int64, shape=values.shape, dimension=2 + axis)
-        coord = ops.add(ops.sub(ops.mul(base, full_like(base, s[axis])), full_like(base, p[axis])),
-                        off)
-        flat_index = coord if flat_index is None else ops.add(
-            ops.mul(flat_index, full_like(flat_index, spatial[axis])), coord)
+    values, index = num.max_pool(x, k, s, p, d, ceil_mode=ceil_mode, return_indices=True)
     if not batched:
         values = ops.reshape(values, new_sizes=values.shape[1:])
-        flat_index = ops.reshape(flat_index, new_sizes=flat_index.shape[1:])
-    return values, flat_index
+        index = ops.reshape(index, new_sizes=index.shape[1:])
+    return values, index
 
 
 @lower("max_pool2d_with_indices_backward.default", "max_pool3d_with_indices_backward.default")
 def max_pool_backward(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
     nd = len(x.shape) - (2 if x.ndim in (4, 5) else 1)
-    lead = x.shape[:x.ndim - nd]
-    spatial = math.prod(x.shape[x.ndim - nd:])
-    rows = math.prod(lead)
-    g = ops.reshape(grad, new_sizes=(rows, grad.size // max(rows, 1)))
-    idx = ops.reshape(indices, new_sizes=(rows, indices.size // max(rows, 1)))
-    row = ops.iota(dtype=D.int64, shape=idx.shape, dimension=0)
-    target = ops.add(ops.mul(row, full_like(row, spatial)), idx)
-    flat = num.full((rows * spatial,), 0, grad.dtype)
-    out = ops.scatter_add(flat, ops.reshape(target, new_sizes=(target.size, 1)),
-                          ops.reshape(g, new_sizes=(g.size,)), update_window_dims=(),
-                          inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
-                          mode="fill")
-    return ops.reshape(out, new_sizes=x.shape)
+    return num.max_pool_backward(grad, indices, x.shape, nd)
 
 
 def _avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
@@ -334,16 +225,7 @@ def native_layer_norm(x, normalized_shape, weight, bias, eps):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
                            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
                            f"input of size{list(x.shape)}")
-    axes = tuple(range(x.ndim - n, x.ndim))
-    mean = num.mean(x, axes, keepdims=True)
-    var = num.var(x, axes, keepdims=True)
-    rstd = ops.rsqrt(ops.add(var, full_like(var, eps)))
-    y = ops.mul(ops.sub(x, num.broadcast_to(mean, x.shape)), num.broadcast_to(rstd, x.shape))
-    if weight is not None:
-        y = ops.mul(y, num.broadcast_to(weight, x.shape))
-    if bias is not None:
-        y = ops.add(y, num.broadcast_to(bias, x.shape))
-    return y, mean, rstd
+    return num.layer_norm(x, n, weight, bias, eps, return_stats=True)
 
 
 # -- embedding, dropout ----------------------------------------------------------------------
@@ -357,6 +239,15 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                            "embedding)")
     return checked(indices, weight.shape[0], IndexError, SELF_RANGE, "aten.embedding",
                    num.take(weight, indices, 0), negative=False)
+
+
+@lower("native_dropout.default")
+def native_dropout(x, p, train):
+    if not D.is_floating(x.dtype):
+        return NotImplemented
+    if train is False:
+        return x, num.full(x.shape, True, D.bool_)
+    return num.dropout(x, float(p), GENERATOR.next_key(), return_mask=True)
 
 
 @lower("native_dropout_backward.default")

@@ -28,8 +28,11 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     return ops.mul(x, cdf)
 
 
-def silu(x: Tensor) -> Tensor:
-    return ops.mul(x, ops.logistic(x))
+def silu(x: Tensor, beta: float | Tensor = 1.0) -> Tensor:
+    """``x * sigmoid(beta * x)`` (``beta``: a number or a tensor of ``x``'s shape)."""
+    if isinstance(beta, Tensor):
+        return ops.mul(x, ops.logistic(ops.mul(x, beta)))
+    return ops.mul(x, ops.logistic(x if beta == 1 else ops.mul(x, _like(x, beta))))
 
 
 def softplus(x: Tensor) -> Tensor:
@@ -52,49 +55,95 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     return ops.sub(shifted, broadcast_to(ops.log(total), x.shape))
 
 
-def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: float = 1e-5):
-    """Normalize over the last ``normalized_ndim`` axes (PyTorch/Keras LayerNorm)."""
+def softmax_backward(grad: Tensor, output: Tensor, axis: int, log: bool = False) -> Tensor:
+    """The input gradient of ``softmax`` (``grad*out - out*sum(grad*out)``) or, with
+    ``log``, of ``log_softmax`` (``grad - exp(out)*sum(grad)``) from its output."""
+    def sum_back(t):
+        if t.ndim == 0:
+            return t
+        return broadcast_to(reduce("reduce_sum", t, (axis,), keepdims=True), t.shape)
+
+    if log:
+        return ops.sub(grad, ops.mul(ops.exp(output), sum_back(grad)))
+    go = ops.mul(grad, output)
+    return ops.sub(go, ops.mul(output, sum_back(go)))
+
+
+def elu(x: Tensor, alpha: float = 1.0, scale: float = 1.0, expm1: bool = True) -> Tensor:
+    """``scale * (x if x > 0 else alpha * expm1(x))`` (selu: TF's/PyTorch's constants).
+    ``expm1=False`` computes ``exp(x) - 1`` as TF's kernels do (``elu(-1e-30)`` is 0)."""
+    e = ops.expm1(x) if expm1 else ops.sub(ops.exp(x), _like(x, 1))
+    neg = e if alpha == 1 else ops.mul(_like(x, alpha), e)
+    y = ops.select(ops.lt(x, _like(x, 0)), neg, x)  # -0.0 stays -0.0
+    return y if scale == 1 else ops.mul(_like(x, scale), y)
+
+
+def leaky_relu(x: Tensor, negative_slope: float) -> Tensor:
+    return ops.select(ops.gt(x, _like(x, 0)), x, ops.mul(x, _like(x, negative_slope)))
+
+
+def softsign(x: Tensor) -> Tensor:
+    return ops.div(x, ops.add(_like(x, 1), ops.abs(x)))
+
+
+def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: float = 1e-5,
+               return_stats: bool = False):
+    """Normalize over the last ``normalized_ndim`` axes (PyTorch/Keras LayerNorm). With
+    ``return_stats``: ``(y, mean, rstd)``, the statistics kept as size-1 axes (what a
+    backward pass reuses)."""
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
     m = mean(x, axes, keepdims=True)
     v = var(x, axes, keepdims=True)
-    y = ops.mul(ops.sub(x, broadcast_to(m, x.shape)),
-                broadcast_to(ops.rsqrt(ops.add(v, _like(v, eps))), x.shape))
+    rstd = ops.rsqrt(ops.add(v, _like(v, eps)))
+    y = ops.mul(ops.sub(x, broadcast_to(m, x.shape)), broadcast_to(rstd, x.shape))
     if weight is not None:
         y = ops.mul(y, broadcast_to(weight, x.shape))
     if bias is not None:
         y = ops.add(y, broadcast_to(bias, x.shape))
-    return y
+    return (y, m, rstd) if return_stats else y
 
 
-def batch_norm_stats(x: Tensor, channel_axis: int = 1):
-    """Per-channel (mean, biased var) over every other axis."""
-    axes = tuple(i for i in range(x.ndim) if i != channel_axis % x.ndim)
-    return mean(x, axes), var(x, axes)
+def moments(x: Tensor, axis=None, keepdims: bool = False):
+    """``(mean, biased variance)`` over ``axis`` (batch norm's statistics; TF's
+    ``nn.moments``)."""
+    axes = normalize_axes(axis, x.ndim, scalar_axes=())
+    return mean(x, axes, keepdims=keepdims), var(x, axes, keepdims=keepdims)
 
 
 def batch_norm(x: Tensor, mean_: Tensor, var_: Tensor, weight=None, bias=None,
-               eps: float = 1e-5, channel_axis: int = 1) -> Tensor:
-    c = channel_axis % x.ndim
-    shape = tuple(s if i == c else 1 for i, s in enumerate(x.shape))
+               eps: float = 1e-5, channel_axis: int | None = 1) -> Tensor:
+    """``(x - mean) * rsqrt(var + eps) * weight + bias``, the weight folded into the
+    reciprocal (a per-channel vector, not a second full-size product). The statistics
+    and affine terms are vectors along ``channel_axis``, or with ``channel_axis=None``
+    tensors that broadcast against ``x`` (TF's ``batch_normalization``)."""
+    if channel_axis is None:
+        def bcast(t):
+            return broadcast_to(t, x.shape)
+    else:
+        c = channel_axis % x.ndim
+        shape = tuple(s if i == c else 1 for i, s in enumerate(x.shape))
 
-    def bcast(t):
-        return broadcast_to(ops.reshape(t, new_sizes=shape), x.shape)
+        def bcast(t):
+            return broadcast_to(ops.reshape(t, new_sizes=shape), x.shape)
 
     inv = ops.rsqrt(ops.add(var_, _like(var_, eps)))
-    y = ops.mul(ops.sub(x, bcast(mean_)), bcast(inv))
     if weight is not None:
-        y = ops.mul(y, bcast(weight))
-    if bias is not None:
-        y = ops.add(y, bcast(bias))
-    return y
+        inv = ops.mul(inv, broadcast_to(weight, inv.shape) if channel_axis is None else weight)
+    y = ops.mul(ops.sub(x, bcast(mean_)), bcast(inv))
+    return y if bias is None else ops.add(y, bcast(bias))
 
 
-def dropout(x: Tensor, p: float, key: Tensor) -> Tensor:
-    """Inverted dropout with an explicit key (see ``lazycore.random``)."""
-    if p == 0:
-        return x
-    if p >= 1:
-        return _like(x, 0)
-    u = ops.random_uniform(key, shape=x.shape, dtype=x.dtype)
-    keep = ops.ge(u, _like(u, p))
-    return ops.select(keep, ops.div(x, _like(x, 1 - p)), _like(x, 0))
+def dropout(x: Tensor, p: float, key: Tensor, noise_shape=None, return_mask: bool = False):
+    """Inverted dropout with an explicit key (see ``lazycore.random``): an element is
+    kept where a uniform draw is ``>= p`` and scaled by ``1 / (1 - p)``. ``noise_shape``
+    (broadcast against ``x``) shares one draw along its size-1 axes (TF). With
+    ``return_mask``: ``(y, keep mask)``."""
+    shape = x.shape if noise_shape is None else tuple(noise_shape)
+    if p == 0 or p >= 1:
+        keep = full(x.shape, p == 0, np.bool_)
+        y = x if p == 0 else _like(x, 0)
+        return (y, keep) if return_mask else y
+    u = ops.random_uniform(key, shape=shape, dtype=x.dtype)
+    keep = broadcast_to(ops.ge(u, full(shape, p, x.dtype)), x.shape)
+    y = ops.select(keep, ops.mul(x, _like(x, 1.0 / (1.0 - p))), _like(x, 0))
+    return (y, keep) if return_mask else y
