@@ -56,7 +56,9 @@ def run(program: Program, numpy_kernels: bool | None = None) -> tuple:
 def _run(program: Program, numpy_kernels: bool) -> tuple:
     nodes, operand_positions = program.nodes, program.operand_positions
     env: list = [None] * len(nodes)
-    release = _releases(program)
+    release, last_read = _releases(program)
+    outputs = set(program.output_positions)
+    viewed: set = set()  # ids of arrays some other value is a view of (never updated in place)
     for i, node in enumerate(nodes):
         for p in release[i]:  # operands whose last reader ran: keep the peak near eager's
             env[p] = None
@@ -72,11 +74,36 @@ def _run(program: Program, numpy_kernels: bool) -> tuple:
         elif op == "tuple_get":
             env[i] = env[operand_positions[i][0]][node.attrs[0][1]]
         else:
-            env[i] = _run_op(node, [env[p] for p in operand_positions[i]], numpy_kernels)
+            positions = operand_positions[i]
+            operands = [env[p] for p in positions]
+            owned = (op in _CONSUMING and last_read[positions[0]] == i
+                     and positions[0] not in outputs and positions.count(positions[0]) == 1
+                     and _owned(operands[0], viewed))
+            env[i] = _run_op(node, operands, numpy_kernels, owned)
+            _note_view(env[i], viewed)
     return tuple(_to_device(env[p]) for p in program.output_positions)
 
 
-def _releases(program: Program) -> list[tuple[int, ...]]:
+#: ops whose NumPy kernel may write into its first operand when nothing reads it later
+#: (``x[...] = v`` in a loop: no copy of the whole array per write, as NumPy)
+_CONSUMING = frozenset({"dynamic_update_slice", "scatter", "scatter_add"})
+
+
+def _owned(value, viewed: set) -> bool:
+    """An intermediate NumPy array no other value shares memory with."""
+    return (type(value) is np.ndarray and value.flags.owndata and value.flags.writeable
+            and value.flags.c_contiguous and id(value) not in viewed)
+
+
+def _note_view(value, viewed: set) -> None:
+    if type(value) is np.ndarray and not value.flags.owndata:
+        base = value.base
+        while isinstance(base, np.ndarray) and base.base is not None:
+            base = base.base
+        viewed.add(id(base))
+
+
+def _releases(program: Program) -> tuple[list[tuple[int, ...]], list[int]]:
     """For each position ``i``: the values no node from ``i`` on reads (and that are no
     output), so the interpreter drops them before running ``i``. Without this every
     intermediate of the program stays alive until it ends (a 40M-element elementwise
@@ -91,14 +118,16 @@ def _releases(program: Program) -> list[tuple[int, ...]]:
     for p, i in enumerate(last_read):
         if p not in keep:
             release[i + 1].append(p)
-    return [tuple(r) for r in release[:n]]
+    return [tuple(r) for r in release[:n]], last_read
 
 
-def _run_op(node, operands: list, numpy_kernels: bool):
+def _run_op(node, operands: list, numpy_kernels: bool, owned: bool = False):
     attrs = dict(node.attrs) if node.attrs else {}
     if numpy_kernels:
         fn = KERNELS.get(node.op)
         if fn is not None and _numpy_ok(node, operands):
+            if owned:
+                attrs["owned"] = True  # the kernel may write into its first operand
             try:
                 out = fn(*[np.asarray(o) for o in operands], **attrs)
             except Exception:  # noqa: BLE001 - the lowering decides what is an error
@@ -109,6 +138,7 @@ def _run_op(node, operands: list, numpy_kernels: bool):
                 if out.shape == aval.shape and out.dtype == aval.dtype:
                     return out
     try:
+        attrs.pop("owned", None)
         if node.op in _JIT_OPS:
             return _jitted(node.op, node.attrs)(*[_to_jax(o) for o in operands])
         return OPS[node.op].lower(*[_to_jax(o) for o in operands], **attrs)
@@ -380,3 +410,63 @@ def _gather(x, indices, *, offset_dims, collapsed_slice_dims, start_index_map, s
     perm = [n_batch + offset_dims.index(j) if j in offset_dims else next(batch_axes)
             for j in range(out_ndim)]
     return np.transpose(windows, perm)
+
+
+@kernel("dynamic_update_slice")
+def _dynamic_update_slice(x, update, *starts, owned=False):
+    """As ``lax.dynamic_update_slice``: a negative start counts from the end (once), then
+    XLA clamps it so the whole update lies inside the operand."""
+    if update.dtype != x.dtype or any(s.dtype.kind not in "iu" for s in starts):
+        return None
+    index = []
+    for size, width, start in zip(x.shape, update.shape, starts, strict=True):
+        lo = int(start)
+        lo = min(max(lo + size if lo < 0 else lo, 0), size - width)
+        index.append(slice(lo, lo + width))
+    out = x if owned else np.array(x, copy=True)
+    out[tuple(index)] = update
+    return out
+
+
+def _point_scatter(combine):
+    """Scatter of single elements (``x[i, j] = v`` / ``+= v`` at full index vectors in
+    the last dimension of ``indices``): ``mode="fill"`` drops out-of-range updates,
+    ``"clip"`` clamps them, as XLA. ``combine``: None to replace -- declined when two
+    updates hit one element (XLA leaves their order unspecified) -- else the ufunc whose
+    ``.at`` applies the updates in order, as XLA:CPU does."""
+    def run(x, indices, updates, *, update_window_dims, inserted_window_dims,
+            scatter_dims_to_operand_dims, operand_batching_dims=(),
+            scatter_indices_batching_dims=(), mode="fill", indices_are_sorted=False,
+            unique_indices=False, owned=False):
+        if (update_window_dims or operand_batching_dims or scatter_indices_batching_dims
+                or tuple(sorted(inserted_window_dims)) != tuple(range(x.ndim))
+                or sorted(scatter_dims_to_operand_dims) != list(range(x.ndim))
+                or indices.dtype.kind not in "iu" or updates.dtype != x.dtype
+                or indices.shape[-1:] != (x.ndim,) or updates.shape != indices.shape[:-1]
+                or x.ndim == 0 or mode not in ("fill", "clip")):
+            return None
+        flat_idx = indices.reshape(-1, x.ndim).astype(np.int64)
+        coords = np.empty_like(flat_idx)
+        coords[:, list(scatter_dims_to_operand_dims)] = flat_idx
+        bounds = np.array(x.shape, dtype=np.int64)
+        if mode == "clip":
+            coords = np.clip(coords, 0, bounds - 1)
+            values = updates.reshape(-1)
+        else:
+            inside = ((coords >= 0) & (coords < bounds)).all(axis=1)
+            coords, values = coords[inside], updates.reshape(-1)[inside]
+        flat = np.ravel_multi_index(tuple(coords.T), x.shape) if len(coords) else \
+            np.zeros(0, np.int64)
+        out = (x if owned else np.array(x, copy=True)).reshape(-1)
+        if combine is None:
+            if len(np.unique(flat)) != len(flat):
+                return None
+            out[flat] = values
+        else:
+            combine.at(out, flat, values)
+        return out.reshape(x.shape)
+    return run
+
+
+KERNELS["scatter"] = _point_scatter(None)
+KERNELS["scatter_add"] = _point_scatter(np.add)
