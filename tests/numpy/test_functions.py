@@ -231,6 +231,7 @@ def test_small_functions():
           atol=1e-9)
     check(lambda a: np.argpartition(a, 1)[..., :1], np.array([[3, 1, 2], [0, -1, 5]]))
     check(lambda a: np.dsplit(a, 5), F)
+    check(lambda a: np.lib.stride_tricks.sliding_window_view(a, (2, 3), axis=(0, -1)), F)
     # NumPy 2.3+ leaves unique_* unsorted; compare sorted values and consistent parts
     values, index, inverse, counts = np.unique_all(lnp.asarray(I))
     ref = np.unique(I, return_index=True, return_inverse=True, return_counts=True)

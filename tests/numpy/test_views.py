@@ -134,6 +134,99 @@ def test_writes_through_views(program):
     _both(program, np.arange(12.0).reshape(3, 4))
 
 
+# -- .flat, view(dtype), as_strided, sliding_window_view: views, never silent copies ----------
+
+def _w_flat(xp, a):
+    a.flat[[1, 5]] = -1
+    a.T.flat[2] = 55  # a transpose's flat order, written into a
+    b = a[:, 1:3]
+    b.flat[1] = -7
+    b.flat[2:] = [10, 20, 30]  # a shorter value repeats, as NumPy's flatiter does
+    c = a.flat[1:4]  # a copy: writes to it stay there
+    c[0] = 1000
+    return [a.flat[3], c, next(iter(a.T.flat)), len(a.flat)]
+
+
+def _w_flat_setter(xp, a):
+    a[1:].flat = [9, 8]
+    a.T[0].flat = 4.5
+
+
+def _w_view_dtype(xp, a):
+    ints = a.view(np.int64)
+    ints[0, 0] = 0x7FF0000000000000  # +inf's bits
+    halves = a[1].view(np.int32)  # a different item size: twice the items
+    halves[::2] = 0  # low words of row 1
+    pairs = a[2:].view(np.complex128)  # two float64s per complex
+    pairs.imag[0, 1] = -3.0
+    a[2, 0] = 8.5
+    return [ints.copy(), halves.copy(), pairs.copy(), a.view(np.float32)[0, :2].copy()]
+
+
+def _w_as_strided(xp, a):
+    flat = a.reshape(-1)
+    win = np.lib.stride_tricks.as_strided(flat, shape=(4, 3), strides=(24, 8))
+    win[1, 2] = -1.0  # flat[5]
+    diag = np.lib.stride_tricks.as_strided(a, shape=(3,), strides=(40,))
+    diag += 100
+    over = np.lib.stride_tricks.as_strided(a[1], shape=(2, 3), strides=(8, 8))  # overlaps
+    over[1, 1] = 7.0  # a[1, 2]: the one element changed wins
+    over[0] *= 2  # each of a[1, 0:3] doubled once
+    return [win.copy(), diag.copy(), over.copy()]
+
+
+def _w_sliding_window(xp, a):
+    view = np.lib.stride_tricks.sliding_window_view(a, (2, 2))
+    a[0, 0] = -5  # the read-only view follows its base
+    writable = np.lib.stride_tricks.sliding_window_view(a[2], 3, writeable=True)
+    writable[1, 2] = 99
+    return [view[0, 0].copy(), view.sum(), writable.copy()]
+
+
+@pytest.mark.parametrize("program", [_w_flat, _w_flat_setter, _w_view_dtype, _w_as_strided,
+                                     _w_sliding_window], ids=lambda f: f.__name__[3:])
+def test_strided_and_reinterpreting_views(program):
+    _both(program, np.arange(12.0).reshape(3, 4))
+
+
+@pytest.mark.parametrize("dtype, to", [("i4", "u1"), ("u1", "i2"), ("f4", "c8"), ("c8", "i8"),
+                                       ("i8", "f8"), ("f2", "u2"), ("?", "u1"), ("u8", "u2")])
+def test_view_dtype_bytes_match_numpy(dtype, to):
+    rng = np.random.default_rng(0)
+    raw = rng.integers(0, 256, size=64, dtype=np.uint8)
+    if dtype == "?":
+        raw = raw % 2
+    e = raw.view(dtype).reshape(2, -1).copy()
+    a = lnp.asarray(e)
+    lv, ev = a.view(to), e.view(to)
+    assert lv.shape == ev.shape and lv.dtype == ev.dtype and lv.strides == ev.strides
+    np.testing.assert_array_equal(np.asarray(lv).view(np.uint8), ev.view(np.uint8))
+    assert np.shares_memory(lv, a) and lv.base is a
+
+
+def test_strided_layout_and_errors_match_numpy():
+    e = np.arange(10.0)
+    a = lnp.asarray(e)
+    for fn in (lambda x: np.lib.stride_tricks.sliding_window_view(x, 4),
+               lambda x: np.lib.stride_tricks.as_strided(x[2:], shape=(3, 2), strides=(16, 8))):
+        lv, ev = fn(a), fn(e)
+        assert lv.strides == ev.strides and lv.shape == ev.shape
+        assert lv.flags.writeable == ev.flags.writeable
+        assert np.shares_memory(lv, a)
+        assert np.shares_memory(lv, a[8:]) == np.shares_memory(ev, e[8:])
+        assert_same(lv, ev)
+    with pytest.raises(ValueError, match="read-only"):
+        np.lib.stride_tricks.sliding_window_view(a, 3)[0, 0] = 1
+    with pytest.raises(ValueError, match="outside"):  # NumPy would read past the buffer
+        np.lib.stride_tricks.as_strided(a, shape=(20,), strides=(8,))
+    with pytest.raises(ValueError, match="whole items"):
+        np.lib.stride_tricks.as_strided(a, shape=(2,), strides=(4,))
+    with pytest.raises(ValueError, match="contiguous"):  # NumPy's own error
+        lnp.asarray(np.zeros((4, 4), np.int32)).T.view(np.int16)
+    host = np.arange(6.0)  # NumPy arrays keep NumPy's own function
+    assert np.lib.stride_tricks.as_strided(host, shape=(2,), strides=(24,)).base is not None
+
+
 def test_write_1d_slice():
     _both(_w_slice, np.arange(10.0))
 

@@ -137,7 +137,11 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
 
     @property
     def flat(self):
-        return np.ravel(self)
+        return _views.FlatIter(self)
+
+    @flat.setter
+    def flat(self, value):
+        _views.FlatIter(self)[...] = value
 
     @property
     def device(self) -> str:
@@ -276,9 +280,11 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         return np.compress(condition, self, axis=axis, out=out)
 
     def view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
-        if dtype is None or np.dtype(dtype) == self.dtype:
+        if type is not None and type is not np.ndarray:
+            raise TypeError("LazyArray.view: ndarray subclasses (type=) are not supported")
+        if dtype is None:
             return _views.same_view(self)
-        return _dispatch["view"](self, dtype)
+        return _views.view_dtype(self, dtype)
 
     def to_device(self, device, /, *, stream=None):
         return self

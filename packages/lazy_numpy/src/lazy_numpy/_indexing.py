@@ -18,6 +18,7 @@ from lazycore.views import is_basic_key, same_value
 from . import _operators, _views
 from ._array import LazyArray
 from ._convert import numpy_errors, tensor
+from ._registry import implements
 
 
 def core_key(key, base=None):
@@ -274,3 +275,43 @@ def setitem(a: LazyArray, key, value) -> None:
 
 def _is_int(k) -> bool:
     return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
+
+
+# -- views at arbitrary strides -------------------------------------------------------------------
+
+_stride_tricks = np.lib.stride_tricks
+
+
+@implements(_stride_tricks.sliding_window_view)
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """A view of ``x`` (read-only unless ``writeable``, as NumPy's)."""
+    return _views.strided(x, lambda p: _stride_tricks.sliding_window_view(
+        p, window_shape, axis, subok=subok, writeable=writeable))
+
+
+def _lazy_as_strided(original):
+    """``np.lib.stride_tricks.as_strided`` is not dispatched by NumPy (it would view a
+    host copy of a LazyArray: writes to it silently lost), so lazy_numpy puts this
+    wrapper in its place: a LazyArray gets a lazy view (``_views.strided``), anything
+    else NumPy's own function."""
+    def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
+        if isinstance(x, LazyArray):
+            return _views.strided(x, lambda p: original(p, shape, strides, subok, writeable))
+        return original(x, shape, strides, subok, writeable)
+
+    as_strided.__doc__ = original.__doc__
+    as_strided._lazy_original = original
+    return as_strided
+
+
+def install_as_strided() -> None:
+    from numpy.lib import _stride_tricks_impl
+
+    if hasattr(_stride_tricks.as_strided, "_lazy_original"):
+        return
+    wrapped = _lazy_as_strided(_stride_tricks_impl.as_strided)
+    _stride_tricks.as_strided = wrapped
+    _stride_tricks_impl.as_strided = wrapped
+
+
+install_as_strided()

@@ -60,11 +60,16 @@ def view(src, value, lens, on_probe):
     q = on_probe(p)
     if not isinstance(q, np.ndarray) or q is p or _root(q) is not _root(p):
         return LazyArray(value)
+    return _attach(src, value, src._chain + (lens,), q)
+
+
+def _attach(src, value, chain, q):
+    """A new array object over ``src``'s storage, reached by ``chain``, laid out as ``q``."""
     out = _new_array()
     s = src._s
     out._v = value
     out._s = s
-    out._chain = src._chain + (lens,)
+    out._chain = chain
     out._ver = s.version
     out._base = src._base if src._base is not None else src
     out._probe = q
@@ -85,6 +90,8 @@ def write(a, value) -> None:
     s.version += 1
     a._v = value
     a._ver = s.version
+    if any(isinstance(lens, _Overlapping) for lens in a._chain):
+        a._ver = -1  # elements sharing memory: read back what the write left
 
 
 def set_shape(a, shape) -> None:
@@ -136,3 +143,238 @@ def general(src, value, get, on_probe, put=None):
     """Any other view (flip, diagonal, broadcast_to, real/imag ...): re-derived by
     ``get``, written by ``put`` (default: a scatter at the positions ``get`` reads)."""
     return view(src, value, core_views.Lens(get, put), on_probe)
+
+
+# -- view(dtype): the same bytes read as another dtype ------------------------------------------
+
+def _ops():
+    import lazycore as lc
+
+    return lc
+
+
+def _uint(itemsize: int) -> np.dtype:
+    return np.dtype(f"u{itemsize}")
+
+
+def _const(x, v):
+    lc = _ops()
+    return lc.numeric.broadcast_to(lc.scalar(np.asarray(v, x.dtype)[()], x.dtype), x.shape)
+
+
+def _as_bits(x):
+    """``x``'s bytes as unsigned integers of its item size (complex: its two float
+    halves, real part first, on a doubled last axis; bool: its 0/1 bytes)."""
+    lc = _ops()
+    if x.dtype == np.bool_:
+        return lc.ops.convert(x, dtype=np.dtype(np.uint8))
+    if x.dtype.kind == "c":
+        parts = [lc.ops.reshape(p, new_sizes=x.shape + (1,))
+                 for p in (lc.ops.real(x), lc.ops.imag(x))]
+        pairs = lc.ops.concatenate(*parts, dimension=x.ndim)
+        return _as_bits(lc.ops.reshape(pairs, new_sizes=x.shape[:-1] + (2 * x.shape[-1],)))
+    return lc.ops.bitcast_convert(x, dtype=_uint(x.dtype.itemsize))
+
+
+def _from_bits(u, dt: np.dtype):
+    """Inverse of :func:`_as_bits`: unsigned integers of ``dt``'s item size as ``dt``."""
+    lc = _ops()
+    if dt == np.bool_:
+        return lc.ops.ne(u, _const(u, 0))
+    if dt.kind == "c":
+        half = np.dtype(f"f{dt.itemsize // 2}")
+        f = lc.ops.bitcast_convert(u, dtype=half)
+        pairs = lc.ops.reshape(f, new_sizes=u.shape[:-1] + (u.shape[-1] // 2, 2))
+        re, im = (lc.ops.reshape(lc.ops.slice(pairs, start_indices=(0,) * (pairs.ndim - 1) + (k,),
+                                              limit_indices=pairs.shape[:-1] + (k + 1,)),
+                                 new_sizes=pairs.shape[:-1]) for k in (0, 1))
+        return lc.ops.complex(re, im)
+    return lc.ops.bitcast_convert(u, dtype=dt)
+
+
+def _regroup(u, width: int):
+    """Unsigned ``u`` (item size ``u.dtype.itemsize``) re-cut into items of ``width``
+    bytes along the last axis, little-endian (NumPy's byte order on every host XLA
+    runs on)."""
+    lc = _ops()
+    w = u.dtype.itemsize
+    if w == width:
+        return u
+    out = _uint(width)
+    if w > width:  # split each item into w // width smaller ones, low bytes first
+        parts = []
+        for k in range(w // width):
+            shifted = lc.ops.shift_right_logical(u, _const(u, 8 * width * k))
+            low = lc.ops.bitwise_and(shifted, _const(u, (1 << (8 * width)) - 1))
+            parts.append(lc.ops.reshape(lc.ops.convert(low, dtype=out), new_sizes=u.shape + (1,)))
+        joined = lc.ops.concatenate(*parts, dimension=u.ndim)
+        return lc.ops.reshape(joined, new_sizes=u.shape[:-1] + (u.shape[-1] * (w // width),))
+    r = width // w  # join r consecutive items into one
+    grouped = lc.ops.reshape(u, new_sizes=u.shape[:-1] + (u.shape[-1] // r, r))
+    wide = lc.ops.convert(grouped, dtype=out)
+    total = None
+    for k in range(r):
+        part = lc.ops.slice(wide, start_indices=(0,) * (wide.ndim - 1) + (k,),
+                            limit_indices=wide.shape[:-1] + (k + 1,))
+        part = lc.ops.shift_left(lc.ops.reshape(part, new_sizes=wide.shape[:-1]),
+                                 _const(lc.ops.reshape(part, new_sizes=wide.shape[:-1]), 8 * w * k))
+        total = part if total is None else lc.ops.bitwise_or(total, part)
+    return total
+
+
+def reinterpret(x, dt: np.dtype):
+    """``x``'s bytes read as ``dt`` (the last axis rescaled by the item-size ratio)."""
+    if x.dtype == dt:
+        return x
+    if x.ndim == 0:  # NumPy allows it for an equal item size only (checked on the probe)
+        lc = _ops()
+        return lc.ops.reshape(reinterpret(lc.ops.reshape(x, new_sizes=(1,)), dt), new_sizes=())
+    bits = _as_bits(x)
+    unit = dt.itemsize // 2 if dt.kind == "c" else dt.itemsize
+    return _from_bits(_regroup(bits, unit), dt)
+
+
+def view_dtype(a, dtype):
+    """``a.view(dtype)``: a view sharing ``a``'s memory (writes through either show in
+    the other); NumPy's own checks on the probe raise its errors (a non-contiguous last
+    axis, a 0-d array changing item size)."""
+    if isinstance(dtype, type) and issubclass(dtype, np.ndarray):
+        if dtype is not np.ndarray:
+            raise TypeError("LazyArray.view: ndarray subclasses are not supported")
+        return same_view(a)
+    dt = np.dtype(dtype)
+    src = a.dtype
+    if dt == src:
+        return same_view(a)
+    probe(a).view(dt)  # NumPy's ValueError where it has one
+    lens = core_views.Lens(lambda p: reinterpret(p, dt), lambda p, c: reinterpret(c, src))
+    return view(a, reinterpret(a._t, dt), lens, lambda p: p.view(dt))
+
+
+# -- a.flat --------------------------------------------------------------------------------------
+
+class FlatIter:
+    """``a.flat``: NumPy's ``flatiter`` over a LazyArray -- reads are copies in C order
+    (``a.flat[1:4]``, ``a.flat[[0, 5]]``), writes go into ``a`` (and so into its base
+    and other views), a value shorter than the selection repeats as NumPy's does."""
+
+    __slots__ = ("base", "index")
+
+    def __init__(self, base):
+        self.base = base
+        self.index = 0
+
+    def _flat(self):
+        from ._array import LazyArray
+
+        a = self.base
+        lc = _ops()
+        return LazyArray(lc.ops.reshape(a._t, new_sizes=(a.size,)))  # a new owner: a copy
+
+    def __len__(self) -> int:
+        return self.base.size
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.index >= self.base.size:
+            raise StopIteration
+        self.index += 1
+        return self._flat()[self.index - 1]
+
+    @property
+    def coords(self) -> tuple:
+        return tuple(int(i) for i in np.unravel_index(self.index, self.base.shape))
+
+    def __getitem__(self, key):
+        return self._flat()[key]
+
+    def __setitem__(self, key, value) -> None:
+        from . import _creation
+
+        a = self.base
+        if not probe(a).flags.writeable:
+            raise ValueError("underlying array is read-only")
+        flat = self._flat()
+        picked = flat[key].shape
+        v = _creation.asarray(value).astype(a.dtype).ravel()
+        n = int(np.prod(picked))
+        if v.size != n and v.size:  # NumPy repeats the value over the selection
+            v = np.concatenate([v] * -(-n // v.size))[:n]
+        flat[key] = v.reshape(picked) if v.size == n else v
+        lc = _ops()
+        a._t = lc.ops.reshape(flat._t, new_sizes=a.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._flat().__array__(dtype)
+
+    def copy(self):
+        return self._flat()
+
+    def __repr__(self) -> str:
+        return f"<lazy_numpy flatiter over an array of shape {self.base.shape}>"
+
+
+# -- as_strided / sliding_window_view: views at arbitrary positions of the memory ----------------
+
+def strided(src, on_probe):
+    """The view NumPy's ``on_probe(probe)`` makes of ``src``'s memory, however it was
+    laid out (``as_strided``, ``sliding_window_view``): its elements are read from the
+    storage by their flat positions, and writes scatter back -- where two elements share
+    a position (overlapping windows), the last one written in C order wins, as NumPy's
+    element-by-element copy leaves it. A layout NumPy would read from outside the
+    array's memory, or between item boundaries, raises ValueError instead."""
+    p = probe(src)
+    q = on_probe(p)
+    root = _root((src._base if src._base is not None else src)._probe)
+    item = p.dtype.itemsize
+    offset = q.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if offset % item or any(st % item for st in q.strides):
+        raise ValueError("lazy_numpy: a strided view must start and step on whole items")
+    pos = np.full(q.shape, offset // item, dtype=np.int64)
+    for axis, (n, st) in enumerate(zip(q.shape, q.strides, strict=True)):
+        pos = pos + (np.arange(n, dtype=np.int64) * (st // item)).reshape(
+            (n,) + (1,) * (q.ndim - axis - 1))
+    if pos.size and (pos.min() < 0 or pos.max() >= root.size):
+        raise ValueError("lazy_numpy: this strided view reaches outside the array's memory "
+                         "(NumPy would read or write whatever lies there)")
+    kind = core_views.Lens if np.unique(pos).size == pos.size else _Overlapping
+    lens = kind(lambda v: _gather(v, pos), lambda v, c: _scatter(v, pos, c))
+    value = _gather(src._s.value, pos)
+    return _attach(src, value, (lens,), q)
+
+
+class _Overlapping(core_views.Lens):
+    """A lens whose elements share memory (a write to one changes others)."""
+
+    __slots__ = ()
+
+
+def _gather(value, pos):
+    lc = _ops()
+    flat = lc.ops.reshape(value, new_sizes=(value.size,))
+    return lc.numeric.take(flat, lc.asarray(pos), 0)
+
+
+def _scatter(value, pos, child):
+    lc = _ops()
+    flat = lc.ops.reshape(value, new_sizes=(value.size,))
+    child = lc.ops.reshape(lc.numeric.cast(child, value.dtype), new_sizes=(child.size,))
+    where = lc.asarray(pos.reshape(-1, 1))
+    dims = dict(update_window_dims=(), inserted_window_dims=(0,),
+                scatter_dims_to_operand_dims=(0,), mode="fill")
+    if np.unique(pos).size == pos.size:
+        out = lc.ops.scatter(flat, where, child, **dims)
+    else:  # overlapping: per position, the last child element that changed wins
+        old = lc.numeric.take(flat, lc.asarray(pos.reshape(-1)), 0)
+        changed = lc.ops.ne(_as_bits(old), _as_bits(child))  # bitwise: NaN, -0.0
+        if changed.ndim > 1 or changed.shape != (child.size,):  # complex: two halves
+            changed = lc.ops.ne(old, child)
+        order = lc.ops.iota(dtype=np.dtype(np.int64), shape=(child.size,), dimension=0)
+        last = lc.ops.select(changed, order, _const(order, -1))
+        none = lc.numeric.full((flat.size,), -1, np.dtype(np.int64))
+        winner = lc.ops.scatter_max(none, where, last, **dims)
+        picked = lc.numeric.take(child, lc.ops.max(winner, _const(winner, 0)), 0)
+        out = lc.ops.select(lc.ops.ge(winner, _const(winner, 0)), picked, flat)
+    return lc.ops.reshape(out, new_sizes=value.shape)
