@@ -58,6 +58,7 @@ def register_internal_path(path: str) -> None:
     path = os.path.dirname(os.path.abspath(path)) if os.path.isfile(path) else path
     if path not in _internal_paths:
         _internal_paths.append(path)
+        _internal_files.clear()
 
 
 class BufferHold:
@@ -132,29 +133,29 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
         diagnostics.before_sync(cause, full)  # allow_sync guard, profile step marks
         if full:
             _reset_trace_limit()
-        targets = pending_tensors() if full else [t for t in tensors
-                                                  if t.node.op not in LEAF_OPS]
+        live = _snapshot()  # one snapshot per sync: pending values, donation, what is left
+        pending = [t for t in live if t.node.op not in LEAF_OPS]
+        targets = pending if full else [t for t in tensors if t.node.op not in LEAF_OPS]
         if not targets and not checks.pending():
             return
         whole = full
         if not full and cause not in diagnostics.STEP_CAUSES:  # an observation
-            targets, whole = steps.observation_targets(targets, pending_tensors(),
-                                                       settings.observe)
+            targets, whole = steps.observation_targets(targets, pending, settings.observe)
         try:
-            outputs = _run(targets, whole, cause)
+            outputs = _run(targets, whole, cause, live)
         except ExecutionError as error:
             if len(targets) == 1:
                 _poison(targets[0], error)
                 raise
             failures = _run_each(targets, cause)
             raise failures[0] from None
-        if not full and not pending_tensors():
+        if not full and not any(t.node.op not in LEAF_OPS for t in pending):
             _reset_trace_limit()  # nothing left pending: the trace starts afresh
         if wait:
             jax.block_until_ready(outputs)
 
 
-def _run(targets, full: bool, cause: str):
+def _run(targets, full: bool, cause: str, live: list | None = None):
     targets = sorted(targets, key=_creation_order)  # the live set is unordered; keys must not be
     roots: list[Node] = []
     seen: set[int] = set()
@@ -171,8 +172,8 @@ def _run(targets, full: bool, cause: str):
     if failed:
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
-    donate = (_donatable(program, targets)
-              if full and settings.donate and threading.active_count() - tiers.threads() - loader_threads() == 1
+    donate = (_donatable(program, live)
+              if full and settings.donate and _alone()
               and not _holds
               and not diagnostics.verifying()  # verify re-reads the inputs after the run
               else ())
@@ -211,6 +212,13 @@ def _run(targets, full: bool, cause: str):
         t.node = node
     checks.verify(batch, outputs, roots, targets)
     return outputs
+
+
+def _alone() -> bool:
+    """No other thread may be tracing: the only threads besides this one are lazycore's
+    compile thread and device loaders."""
+    n = threading.active_count()
+    return n == 1 or n - tiers.threads() - loader_threads() == 1
 
 
 def loader_threads() -> int:
@@ -264,9 +272,10 @@ def wait() -> None:
     jax.block_until_ready(arrays)
 
 
-def _donatable(program: Program, targets) -> tuple[int, ...]:
-    """Inputs no live handle holds whose aval an output can reuse."""
-    held = {id(t.node) for t in _snapshot()}
+def _donatable(program: Program, live: list | None = None) -> tuple[int, ...]:
+    """Inputs no live handle holds whose aval an output can reuse (``live``: the sync's
+    snapshot of live handles)."""
+    held = {id(t.node) for t in (_snapshot() if live is None else live)}
     out_avals: dict = {}
     for pos in program.output_positions:
         aval = program.nodes[pos].aval
@@ -347,11 +356,20 @@ def explain_change(previous: Program, program: Program) -> str:
     return "; ".join(changes[:4]) + (" ..." if len(changes) > 4 else "")
 
 
+_internal_files: dict[str, bool] = {}  # filename -> under a registered internal path
+
+
 def _call_site() -> str:
     frame = sys._getframe(1)
+    internal = _internal_files
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not any(filename.startswith(p) for p in _internal_paths):
+        inside = internal.get(filename)
+        if inside is None:
+            if len(internal) > 4096:
+                internal.clear()
+            inside = internal[filename] = any(filename.startswith(p) for p in _internal_paths)
+        if not inside:
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
