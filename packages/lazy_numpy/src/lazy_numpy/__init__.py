@@ -79,20 +79,12 @@ def _astype(a, dtype, casting="unsafe", copy=True):
     return LazyArray(_lc.numeric.cast(a._t, dt))
 
 
-def _view(a, dtype):
-    dt = _np.dtype(dtype)
-    if dt.itemsize != a.dtype.itemsize:
-        return _fallback.run("ndarray.view", lambda x: x.view(dt), (a,), {})
-    return LazyArray(_lc.ops.bitcast_convert(a._t, dtype=dt))
-
-
 _array._dispatch.update(
     ufunc=_ufuncs.array_ufunc,
     function=_registry.array_function,
     getitem=_indexing.getitem,
     setitem=_indexing.setitem,
     astype=_numpy_errors(_astype),
-    view=_view,
 )
 _operators.install()  # planned Python operators over the mixin's ufunc calls
 
