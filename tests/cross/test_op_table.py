@@ -352,6 +352,61 @@ NN_RECORDS += [
         "tf": {"tf.nn.avg_pool2d(SAME)": lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME")},
     }, POOL_CASES, rtol=1e-6),
 ]
+
+# -- scatter family: values along an axis, duplicate targets, out-of-range indices ---------
+_SRC = np.array([[NAN, -0.0, INF, 1e30], [-INF, 2.5, -1e30, 0.0]])
+_IDX = np.array([[0, 2, 2, 1], [2, 0, 1, 1]], np.int64)  # duplicates along both axes
+
+
+def _scatter_cases():
+    out = []
+    for dt in (np.float32, np.float64):
+        base = np.array([[1.0, -1.0, 0.0, 3e-30], [7.0, -0.0, 2.0, -3.0],
+                         [0.5, 4.0, -2.5, 1.0]], dt)
+        out.append(Case(f"dup-{np.dtype(dt).name}", (base, _IDX[:, :3].copy(),
+                                                      _SRC[:, :3].astype(dt))))
+        out.append(Case(f"out-of-range-{np.dtype(dt).name}",
+                        (base, np.array([[0, 3, 1]], np.int64), _SRC[:1, :3].astype(dt))))
+    return tuple(out)
+
+
+def _index_cases():
+    out = []
+    for dt in (np.float32, np.float64):
+        base = np.array([[1.0, -1.0, 0.0], [7.0, -0.0, 2.0], [0.5, 4.0, -2.5]], dt)
+        out.append(Case(f"dup-{np.dtype(dt).name}", (base, np.array([2, 0, 2], np.int64),
+                                                      _SRC[:, :3].T.copy().astype(dt))))
+        out.append(Case(f"out-of-range-{np.dtype(dt).name}",
+                        (base, np.array([3], np.int64), _SRC[:1, :3].astype(dt))))
+    return tuple(out)
+
+
+NN_RECORDS += [
+    # duplicate targets of a plain scatter are written in an unspecified order (eager and
+    # XLA both): that API runs on rows whose targets are distinct
+    Record("scatter_along_axis", {"torch": {
+        "torch.scatter(dim 1, distinct)": lambda x, i, v: torch.scatter(
+            x, 1, torch.tensor([[0, 2, 1], [2, 0, 1]]).to(x.device), v),
+        "torch.scatter(value)": lambda x, i, v: torch.scatter(
+            x, 1, torch.tensor([[3], [0]]).to(x.device), -0.0),
+        "torch.scatter_add(dim 0)": lambda x, i, v: torch.scatter_add(x, 0, i, v),
+        "torch.scatter_add(dim 1)": lambda x, i, v: torch.scatter_add(x, 1, i, v),
+        "torch.scatter_reduce(amax)": lambda x, i, v: torch.scatter_reduce(x, 0, i, v, "amax"),
+        "torch.scatter_reduce(prod)": lambda x, i, v: torch.scatter_reduce(x, 1, i, v, "prod"),
+    }}, _scatter_cases()),
+    Record("index_add", {"torch": {
+        "torch.index_add(dim 0)": lambda x, i, v: torch.index_add(x, 0, i, v),
+        "torch.index_add(dim 1, alpha)": lambda x, i, v: torch.index_add(x, 1, i, v, alpha=2),
+    }}, _index_cases()),
+    Record("index_fill", {"torch": {
+        "torch.index_fill(dim 1, nan)": lambda x, i, v: torch.index_fill(x, 1, i, NAN),
+        "torch.index_fill(dim 0, -0.)": lambda x, i, v: torch.index_fill(x, 0, i, -0.0)}},
+        _index_cases()),
+    Record("argwhere", {"torch": {"torch.nonzero": torch.nonzero,
+                                  "torch.argwhere": torch.argwhere}},
+           (Case("edges", (np.array([[0.0, -0.0, NAN], [INF, 1e-30, 0.0]]),)),
+            Case("scalar", (np.array(-0.0),)), Case("ints", (np.array([0, -7, 0, 3]),)))),
+]
 RECORDS += NN_RECORDS
 
 

@@ -17,7 +17,7 @@ from .composites.broadcasting import (
 )
 from .composites.conv import conv
 from .composites.creation import arange, eye, linspace, ones, tri_mask, triangle, zeros
-from .composites.dynamic import count_true, unique
+from .composites.dynamic import argwhere, count_true, unique
 from .composites.dynamic import nonzero_mask as nonzero
 from .composites.elementwise import (
     copysign,
@@ -38,7 +38,10 @@ from .composites.indexing import (
     gather_points,
     getitem,
     host_index,
+    index_add,
+    index_fill,
     one_hot,
+    scatter_along_axis,
     setitem,
     take,
     take_along_axis,

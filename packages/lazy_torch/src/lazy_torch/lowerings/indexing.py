@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 import lazycore as lc
 
 from .common import D, num, ops, wrap_dim
@@ -86,15 +84,11 @@ def index_select(x, dim, index):
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = wrap_dim(dim, x.ndim)
+    out = num.take(x, num.reshape(index, (index.size,)), d)
     if x.ndim == 0:
-        out = ops.reshape(num.take(ops.reshape(x, new_sizes=(1,)),
-                                   ops.reshape(index, new_sizes=(index.size,)), 0),
-                          new_sizes=())
-        return checked(index, 1, IndexError, SELF_RANGE, "aten.index_select", out,
-                       negative=False)
-    idx = ops.reshape(index, new_sizes=(index.size,))
-    return checked(index, x.shape[d], IndexError, SELF_RANGE, "aten.index_select",
-                   num.take(x, idx, d), negative=False)
+        out = num.reshape(out, ())
+    return checked(index, x.shape[d] if x.ndim else 1, IndexError, SELF_RANGE,
+                   "aten.index_select", out, negative=False)
 
 
 def _grids(index, dim):
@@ -121,39 +115,19 @@ def gather(x, dim, index, *, sparse_grad=False):
                    negative=False)
 
 
-_SCATTER_OPS = {None: "scatter", "add": "scatter_add", "sum": "scatter_add",
-                "multiply": "scatter_mul", "prod": "scatter_mul", "amax": "scatter_max",
-                "amin": "scatter_min"}
+_SCATTER_REDUCE = {None: None, "add": "add", "sum": "add", "multiply": "mul", "prod": "mul",
+                   "amax": "max", "amin": "min"}
 
 
 def _scatter(x, dim, index, src, reduce=None):
     d = wrap_dim(dim, x.ndim)
     if index.dtype != D.int64:
         raise RuntimeError("scatter(): Expected dtype int64 for index")
-    if x.ndim == 0:
-        x1 = ops.reshape(x, new_sizes=(1,))
-        out = _scatter(x1, 0, ops.reshape(index, new_sizes=(index.size,)),
-                       ops.reshape(src, new_sizes=(src.size,)) if isinstance(src, lc.Tensor)
-                       else src, reduce)
-        return ops.reshape(out, new_sizes=())
     if index.size == 0:
         return x
-    if isinstance(src, lc.Tensor):
-        src = num.cast(src, x.dtype)
-        if src.shape != index.shape:
-            src = ops.slice(src, start_indices=(0,) * src.ndim, limit_indices=index.shape)
-    else:
-        src = num.full(index.shape, src, x.dtype)
-    grids = _grids(index, d)
-    cols = [ops.reshape(num.cast(g, D.int64), new_sizes=index.shape + (1,)) for g in grids]
-    idx = ops.concatenate(*cols, dimension=index.ndim)
-    wrapped = ops.select(ops.lt(idx, num.full(idx.shape, 0, D.int64)),
-                         ops.add(idx, num.broadcast_to(lc.constant(np.asarray(x.shape, np.int64)),
-                                                       idx.shape)), idx)
-    op = ops.get(_SCATTER_OPS[reduce])
-    out = op(x, wrapped, src, update_window_dims=(), inserted_window_dims=tuple(range(x.ndim)),
-             scatter_dims_to_operand_dims=tuple(range(x.ndim)), mode="fill")
-    return checked(index, x.shape[d], RuntimeError, _bounds(d, x.shape[d]), "aten.scatter", out,
+    out = num.scatter_along_axis(x, d, index, src, _SCATTER_REDUCE[reduce])
+    size = x.shape[d] if x.ndim else 1
+    return checked(index, size, RuntimeError, _bounds(d, size), "aten.scatter", out,
                    negative=False)
 
 
@@ -185,22 +159,10 @@ def index_add(x, dim, index, source, *, alpha=1):
     if source.dtype != x.dtype:
         raise RuntimeError(f"index_add_(): self ({_n(x.dtype)}) and source ({_n(source.dtype)}) "
                            "must have the same scalar type")
-    src = num.cast(source, x.dtype)
-    if alpha != 1:
-        src = ops.mul(src, num.full(src.shape, alpha, x.dtype))
-    key = [slice(None)] * x.ndim
-    idx = ops.reshape(index, new_sizes=(index.size,))
+    src = source if alpha == 1 else ops.mul(source, num.full(source.shape, alpha, x.dtype))
+    out = num.index_add(x, d, index, src)
     if x.ndim == 0:
-        return ops.add(x, ops.reshape(src, new_sizes=()))
-    # move dim to the front for the scatter-add by row
-    perm = (d,) + tuple(i for i in range(x.ndim) if i != d)
-    xt = ops.transpose(x, permutation=perm) if d else x
-    st = ops.transpose(src, permutation=perm) if d and src.ndim == x.ndim else src
-    key = (idx,)
-    out = num.setitem(xt, key, st, mode="add")
-    if d:
-        inv = tuple(np.argsort(perm))
-        out = ops.transpose(out, permutation=inv)
+        return out
     if x.ndim <= 1:  # eager's CPU kernel: IndexError for vectors, RuntimeError otherwise
         return checked(index, x.shape[d], IndexError, SELF_RANGE, "aten.index_add", out,
                        negative=False)
@@ -210,11 +172,7 @@ def index_add(x, dim, index, source, *, alpha=1):
 
 @lower("nonzero.default")
 def nonzero(x):
-    cols = num.nonzero(x) if x.ndim else num.nonzero(ops.reshape(x, new_sizes=(1,)))
-    n = cols[0].shape[0]
-    if x.ndim == 0:
-        return num.full((n, 0), 0, D.int64)
-    return ops.concatenate(*[ops.reshape(c, new_sizes=(n, 1)) for c in cols], dimension=1)
+    return num.argwhere(x)
 
 
 @lower("masked_select.default")
@@ -236,12 +194,7 @@ def take(x, index):
        "index_fill_.int_Tensor")
 def index_fill(x, dim, index, value):
     d = wrap_dim(dim, x.ndim)
-    key = tuple([slice(None)] * d + [ops.reshape(index, new_sizes=(index.size,))]) if x.ndim \
-        else (ops.reshape(index, new_sizes=(index.size,)),)
-    xx = x if x.ndim else ops.reshape(x, new_sizes=(1,))
-    v = num.cast(value, x.dtype) if isinstance(value, lc.Tensor) else lc.scalar(value, x.dtype)
-    out = num.setitem(xx, key, v)
-    out = out if x.ndim else ops.reshape(out, new_sizes=())
+    out = num.index_fill(x, d, index, value)
     size = x.shape[d] if x.ndim else 1
     return checked(index, size, IndexError, _bounds(d, size), "aten.index_fill", out)
 

@@ -169,7 +169,7 @@ def max_pool_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil
     nd = 3 if len(kernel_size) == 3 or x.ndim == 5 else 2
     batched = x.ndim == nd + 2
     if not batched:
-        x = ops.reshape(x, new_sizes=(1,) + x.shape)
+        x = num.expand_dims(x, 0)
     k, s, p, d = _pool_params(x, kernel_size, stride, padding, dilation, nd)
     outs = [num.pool_output_size(*a, ceil_mode)
             for a in zip(x.shape[2:], k, s, p, d, strict=True)]
@@ -179,8 +179,7 @@ def max_pool_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil
                            "is too small")
     values, index = num.max_pool(x, k, s, p, d, ceil_mode=ceil_mode, return_indices=True)
     if not batched:
-        values = ops.reshape(values, new_sizes=values.shape[1:])
-        index = ops.reshape(index, new_sizes=index.shape[1:])
+        values, index = num.squeeze(values, 0), num.squeeze(index, 0)
     return values, index
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import metrics, ops, runtime
 from ..tensor import Tensor
-from .broadcasting import cast
+from .broadcasting import cast, full
 from .reductions import sum
 
 
@@ -28,6 +28,16 @@ def nonzero_mask(mask: Tensor) -> tuple[Tensor, ...]:
                             new_sizes=(n,)),)
     n = count_true(mask)
     return ops.nonzero(mask, size=n)
+
+
+def argwhere(x: Tensor) -> Tensor:
+    """``(count, ndim)`` int64 coordinates of the non-zero entries, row-major (NumPy's
+    ``argwhere``, PyTorch's ``nonzero``); syncs the count."""
+    cols = nonzero_mask(x) if x.ndim else nonzero_mask(ops.reshape(x, new_sizes=(1,)))
+    n = cols[0].shape[0]
+    if x.ndim == 0:
+        return full((n, 0), 0, np.int64)
+    return ops.concatenate(*[ops.reshape(c, new_sizes=(n, 1)) for c in cols], dimension=1)
 
 
 def unique(x: Tensor) -> Tensor:

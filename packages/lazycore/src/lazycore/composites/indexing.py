@@ -82,12 +82,76 @@ def one_hot(indices: Tensor, depth: int, axis: int = -1) -> Tensor:
 
 
 def take(x: Tensor, idx: Tensor, axis: int) -> Tensor:
-    """``x`` indexed by ``idx`` along ``axis``; the index dims replace that axis."""
+    """``x`` indexed by ``idx`` along ``axis``; the index dims replace that axis (a 0-d
+    ``x`` is read as one element along axis 0)."""
+    if x.ndim == 0:
+        x = ops.reshape(x, new_sizes=(1,))
     axis %= x.ndim
-    out = gather_points(x, [axis], [idx])
-    if axis == 0 or idx.ndim == 0:
-        return _move_front(out, idx.ndim, axis)
-    return _move_front(out, idx.ndim, axis)
+    return _move_front(gather_points(x, [axis], [idx]), idx.ndim, axis)
+
+
+_SCATTER_OPS = {None: "scatter", "add": "scatter_add", "mul": "scatter_mul",
+                "max": "scatter_max", "min": "scatter_min"}
+
+
+def scatter_along_axis(x: Tensor, axis: int, index: Tensor, src, reduce=None) -> Tensor:
+    """``x`` with ``src`` written at ``index`` along ``axis`` and at its own position
+    along every other axis (``torch.scatter``, ``np.put_along_axis``); ``reduce``
+    (``"add"``, ``"mul"``, ``"max"``, ``"min"``) combines instead of overwriting.
+    ``index`` has ``x``'s rank; a tensor ``src`` is read over ``index``'s shape, a
+    scalar ``src`` is written everywhere. Negative indices count from the end;
+    out-of-range ones are dropped (a frontend checks them)."""
+    if x.ndim == 0:
+        def flat(t):
+            return ops.reshape(t, new_sizes=(t.size,)) if isinstance(t, Tensor) else t
+        out = scatter_along_axis(flat(x), 0, flat(index), flat(src), reduce)
+        return ops.reshape(out, new_sizes=())
+    axis %= x.ndim
+    if index.size == 0:
+        return x
+    if isinstance(src, Tensor):
+        src = cast(src, x.dtype)
+        if src.shape != index.shape:
+            src = ops.slice(src, start_indices=(0,) * src.ndim, limit_indices=index.shape)
+    else:
+        src = full(index.shape, src, x.dtype)
+    index = _wrap_negative(cast(index, np.int64), x.shape[axis])
+    cols = [ops.reshape(index if d == axis else
+                        ops.iota(dtype=np.int64, shape=index.shape, dimension=d),
+                        new_sizes=index.shape + (1,)) for d in range(x.ndim)]
+    points = cols[0] if len(cols) == 1 else ops.concatenate(*cols, dimension=index.ndim)
+    every = tuple(range(x.ndim))
+    return ops.get(_SCATTER_OPS[reduce])(x, points, src, update_window_dims=(),
+                                         inserted_window_dims=every,
+                                         scatter_dims_to_operand_dims=every, mode="fill")
+
+
+def index_add(x: Tensor, axis: int, index: Tensor, src: Tensor) -> Tensor:
+    """``x`` with slice ``i`` of ``src`` along ``axis`` added at ``index[i]`` (repeated
+    indices accumulate): ``torch.index_add``, ``np.add.at`` along one axis."""
+    if x.ndim == 0:
+        return ops.add(x, ops.reshape(cast(src, x.dtype), new_sizes=()))
+    axis %= x.ndim
+    src = cast(src, x.dtype)
+    idx = ops.reshape(index, new_sizes=(index.size,))
+    if not axis:
+        return setitem(x, (idx,), src, mode="add")
+    perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
+    front = ops.transpose(x, permutation=perm)
+    rows = ops.transpose(src, permutation=perm) if src.ndim == x.ndim else src
+    out = setitem(front, (idx,), rows, mode="add")
+    return ops.transpose(out, permutation=tuple(int(i) for i in np.argsort(perm)))
+
+
+def index_fill(x: Tensor, axis: int, index: Tensor, value) -> Tensor:
+    """``x`` with every slice ``index[i]`` along ``axis`` set to ``value`` (a scalar or
+    a 0-d tensor); a 0-d ``x`` is one element along axis 0."""
+    idx = ops.reshape(index, new_sizes=(index.size,))
+    v = cast(value, x.dtype) if isinstance(value, Tensor) else scalar(value, x.dtype)
+    if x.ndim == 0:
+        return ops.reshape(setitem(ops.reshape(x, new_sizes=(1,)), (idx,), v), new_sizes=())
+    axis %= x.ndim
+    return setitem(x, (slice(None),) * axis + (idx,), v)
 
 
 def _move_front(x: Tensor, count: int, position: int) -> Tensor:
