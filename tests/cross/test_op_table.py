@@ -407,6 +407,39 @@ NN_RECORDS += [
            (Case("edges", (np.array([[0.0, -0.0, NAN], [INF, 1e-30, 0.0]]),)),
             Case("scalar", (np.array(-0.0),)), Case("ints", (np.array([0, -7, 0, 3]),)))),
 ]
+
+# -- reductions: NaN propagation, ties, signed zeros, overflow --------------------------------
+def _reduce_rows(dt):
+    v = np.array([[0.0, -0.0, 1.0, -2.5], [1e30, -1e30, 3e30, 4e30], [NAN, -3.0, 2.0, 2.0],
+                  [INF, -INF, 0.0, 4.0], [7.0, 7.0, -7.0, -0.0], [1e-30, -1e-30, 0.1, 0.0]], dt)
+    return (v,)
+
+
+REDUCE_CASES = tuple(Case(f"rows-{np.dtype(dt).name}", _reduce_rows(dt))
+                     for dt in (np.float32, np.float64)) + (
+    Case("ints", (np.array([[3, -7, 7, 0], [np.iinfo(np.int64).min, 5, 5, -1]], np.int64),)),)
+NN_RECORDS += [
+    Record("max", {"torch": {"torch.amax(1)": lambda x: torch.amax(x, 1),
+                             "torch.max()": torch.max,
+                             "torch.amin(0, keepdim)": lambda x: torch.amin(x, 0, keepdim=True),
+                             "torch.min()": torch.min}}, REDUCE_CASES),
+    Record("argmax", {"torch": {"torch.argmax(1)": lambda x: torch.argmax(x, 1),
+                                "torch.argmin(keepdim)": lambda x: torch.argmin(x, keepdim=True),
+                                "torch.argmin(0)": lambda x: torch.argmin(x, 0)}},
+           REDUCE_CASES),
+    Record("cumulative", {"torch": {"torch.cummax(1)": lambda x: torch.cummax(x, 1),
+                                    "torch.cummin(0)": lambda x: torch.cummin(x, 0)}},
+           REDUCE_CASES),
+    Record("vector_norm", {
+        "torch": {f"linalg.vector_norm(ord={o})": (lambda o: lambda x: torch.linalg.vector_norm(
+            x, o, dim=1))(o) for o in (2, 1, INF, -INF, 0, 3)},
+        "tf": {"tf.norm(axis=1)": lambda x: tf.norm(x, axis=1),
+               "tf.norm(ord=1, axis=0)": lambda x: tf.norm(x, ord=1, axis=0),
+               "tf.norm(ord=inf, axis=1)": lambda x: tf.norm(x, ord=np.inf, axis=1)}},
+        REDUCE_CASES[:2], rtol=1e-6),
+    Record("l2_normalize", {"tf": {"tf.math.l2_normalize": lambda x: tf.math.l2_normalize(x, 1)}},
+           REDUCE_CASES[:2], rtol=1e-6),
+]
 RECORDS += NN_RECORDS
 
 

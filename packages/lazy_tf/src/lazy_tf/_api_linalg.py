@@ -166,30 +166,23 @@ def _band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 
 def _norm_core(t, ord, axis, keepdims):
     axes = num.normalize_axes(axis, t.ndim, scalar_axes=()) if axis is not None else tuple(range(t.ndim))
-    a = ops.abs(t) if lc.dtypes.is_complex(t.dtype) else t
     if ord in ("euclidean", "fro", 2, 2.0) and (len(axes) == 1 or ord != 2 or axis is None):
-        s = num.sum(ops.mul(a, a), axes, keepdims=keepdims)
-        return ops.sqrt(s)
-    if len(axes) == 1 and ord in (1, 1.0):
-        return num.sum(ops.abs(a), axes, keepdims=keepdims)
-    if len(axes) == 1 and ord == np.inf:
-        return num.max(ops.abs(a), axes, keepdims=keepdims)
+        return num.vector_norm(t, 2, axes, keepdims)
+    if len(axes) == 1 and ord in (1, 1.0, np.inf):
+        return num.vector_norm(t, ord, axes, keepdims)
     raise NotImplementedError(f"norm ord={ord} over {len(axes)} axes runs eagerly")
 
 
-@api("norm", "mul, reduce_sum, sqrt", tensors=("tensor",))
+@api("norm", "vector_norm (composite)", tensors=("tensor",))
 def _norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
     t = require(to_core(tensor), INEXACT, "norm")
     return _norm_core(t, ord, static(axis), bool(keepdims))
 
 
-@api("math.l2_normalize", "mul, reduce_sum, rsqrt, max", tensors=("x",))
+@api("math.l2_normalize", "l2_normalize (composite)", tensors=("x",))
 def _l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     t = require(to_core(x), FLOAT, "l2_normalize")
-    axes = num.normalize_axes(static(axis if dim is None else dim), t.ndim, scalar_axes=())
-    sq = num.sum(ops.mul(t, t), axes, keepdims=True)
-    inv = ops.rsqrt(ops.max(sq, num.full(sq.shape, float(epsilon), sq.dtype)))
-    return ops.mul(t, num.broadcast_to(inv, t.shape))
+    return num.l2_normalize(t, static(axis if dim is None else dim), float(epsilon))
 
 
 @api("linalg.pinv", "linalg_pinv", tensors=("a",))

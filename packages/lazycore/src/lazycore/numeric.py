@@ -97,6 +97,7 @@ from .composites.reductions import (
     argmax,
     argmin,
     cumulative,
+    l2_normalize,
     logsumexp,
     max,
     mean,
@@ -107,6 +108,7 @@ from .composites.reductions import (
     std,
     sum,
     var,
+    vector_norm,
 )
 from .composites.sorting import argsort, sort, sort_with_indices, top_k
 

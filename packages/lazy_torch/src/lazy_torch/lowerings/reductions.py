@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-import lazycore as lc
-
-from .common import D, default_float, full_like, num, ops, to_np, wrap_dim, wrap_dims
+from .common import D, default_float, num, ops, to_np, wrap_dim, wrap_dims
 from .registry import lower
 
 
@@ -69,14 +65,7 @@ def _extreme(core):
         for d in dims:
             if x.shape[d] == 0:
                 raise IndexError(f"{core}(): Expected reduction dim {d} to have non-zero size.")
-        if D.is_bool(x.dtype):
-            red = ops.reduce_or if core == "amax" else ops.reduce_and
-            return _keep(red(x, axes=dims), x, dims, keepdim)
-        out = ops.get("reduce_max" if core == "amax" else "reduce_min")(x, axes=dims)
-        if D.is_inexact(x.dtype) and dims:  # NaN propagates, as in PyTorch
-            nan = ops.reduce_or(ops.ne(x, x), axes=dims)
-            out = ops.select(nan, full_like(out, np.nan), out)
-        return _keep(out, x, dims, keepdim)
+        return (num.max if core == "amax" else num.min)(x, dims, keepdims=keepdim)
     return fn
 
 
@@ -113,17 +102,10 @@ def min_all(x):
 def _arg(core, x, dim, keepdim):
     if D.is_bool(x.dtype):
         x = num.cast(x, D.uint8)
-    if dim is None:
-        flat = ops.reshape(x, new_sizes=(x.size,))
-        out = ops.get(core)(flat, axis=0, index_dtype=D.int64) if x.ndim else \
-            lc.scalar(0, D.int64)
-        return ops.reshape(out, new_sizes=(1,) * x.ndim) if keepdim else out
-    d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return lc.scalar(0, D.int64)
-    if x.shape[d] == 0:
+    d = None if dim is None else wrap_dim(dim, x.ndim)
+    if d is not None and x.ndim and x.shape[d] == 0:
         raise IndexError(f"{core}(): Expected reduction dim {d} to have non-zero size.")
-    return _keep(ops.get(core)(x, axis=d, index_dtype=D.int64), x, (d,), keepdim)
+    return (num.argmax if core == "argmax" else num.argmin)(x, d, keepdim)
 
 
 @lower("argmax.default")
@@ -228,17 +210,7 @@ def logcumsumexp(x, dim):
 
 def _cum_ext(core, arg):
     def fn(x, dim):
-        d = wrap_dim(dim, x.ndim)
-        if x.ndim == 0:
-            return x, lc.scalar(0, D.int64)
-        values = ops.get(core)(x, axis=d)
-        # index of the running extreme: last position where x equals the running value
-        iota = ops.iota(dtype=D.int64, shape=x.shape, dimension=d)
-        hit = ops.eq(x, values)
-        if D.is_inexact(x.dtype):
-            hit = ops.get("or")(hit, ops.ne(x, x))
-        idx = ops.cummax(ops.select(hit, iota, num.full(x.shape, 0, D.int64)), axis=d)
-        return values, idx
+        return num.cumulative(core, x, wrap_dim(dim, x.ndim), return_indices=True)
     return fn
 
 
@@ -253,19 +225,4 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     if not D.is_inexact(x.dtype):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_name(x.dtype)}")
-    dims = wrap_dims(dim, x.ndim)
-    a = ops.abs(x)
-    if ord == 2:
-        out = ops.sqrt(ops.reduce_sum(ops.mul(a, a), axes=dims))
-    elif ord == 1:
-        out = ops.reduce_sum(a, axes=dims)
-    elif ord == float("inf"):
-        out = ops.reduce_max(a, axes=dims)
-    elif ord == float("-inf"):
-        out = ops.reduce_min(a, axes=dims)
-    elif ord == 0:
-        out = ops.reduce_sum(num.cast(ops.ne(a, full_like(a, 0)), a.dtype), axes=dims)
-    else:
-        p = ops.reduce_sum(ops.pow(a, full_like(a, ord)), axes=dims)
-        out = ops.pow(p, full_like(p, 1.0 / ord))
-    return _keep(out, x, dims, keepdim)
+    return num.vector_norm(x, ord, wrap_dims(dim, x.ndim), keepdim)

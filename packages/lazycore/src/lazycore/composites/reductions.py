@@ -73,11 +73,43 @@ def prod(x, axis=None, keepdims=False, dtype=None):
 
 
 def max(x, axis=None, keepdims=False):  # noqa: A001
-    return reduce("reduce_max", x, axis, keepdims)
+    """NaN propagates (XLA's max, as NumPy's and PyTorch's); a bool max is ``any``."""
+    return reduce("reduce_or" if is_bool(x.dtype) else "reduce_max", x, axis, keepdims)
 
 
 def min(x, axis=None, keepdims=False):  # noqa: A001
-    return reduce("reduce_min", x, axis, keepdims)
+    """NaN propagates; a bool min is ``all``."""
+    return reduce("reduce_and" if is_bool(x.dtype) else "reduce_min", x, axis, keepdims)
+
+
+def vector_norm(x, ord=2, axis=None, keepdims=False):  # noqa: A002
+    """``sum(|x|**ord)**(1/ord)`` over ``axis``: ``ord`` 2 (sqrt of the sum of squares),
+    1, ``inf``/``-inf`` (max/min of ``|x|``), 0 (count of non-zeros, in ``x``'s real
+    dtype), or any other power. Complex ``x`` gives its real magnitude's norm."""
+    axes = normalize_axes(axis, x.ndim)
+    a = ops.abs(x)
+    if ord == 2:
+        out = ops.sqrt(ops.reduce_sum(ops.mul(a, a), axes=axes))
+    elif ord == 1:
+        out = ops.reduce_sum(a, axes=axes)
+    elif ord == math.inf:
+        out = ops.reduce_max(a, axes=axes)
+    elif ord == -math.inf:
+        out = ops.reduce_min(a, axes=axes)
+    elif ord == 0:
+        out = ops.reduce_sum(cast(ops.ne(a, full(a.shape, 0, a.dtype)), a.dtype), axes=axes)
+    else:
+        p = ops.reduce_sum(ops.pow(a, full(a.shape, ord, a.dtype)), axes=axes)
+        out = ops.pow(p, full(p.shape, 1.0 / ord, p.dtype))
+    return keep_dims(out, x.shape, axes) if keepdims else out
+
+
+def l2_normalize(x, axis=None, epsilon: float = 1e-12):
+    """``x * rsqrt(max(sum(x**2, axis), epsilon))`` (TF's ``l2_normalize``)."""
+    axes = normalize_axes(axis, x.ndim, scalar_axes=())
+    sq = reduce("reduce_sum", ops.mul(x, x), axes, keepdims=True)
+    inv = ops.rsqrt(ops.max(sq, full(sq.shape, epsilon, sq.dtype)))
+    return ops.mul(x, broadcast_to(inv, x.shape))
 
 
 def any(x, axis=None, keepdims=False):  # noqa: A001
@@ -158,8 +190,13 @@ def _arg(name, x, axis, keepdims, index_dtype):
     return keep_dims(out, x.shape, (a,)) if keepdims else out
 
 
-def cumulative(op_name: str, x: Tensor, axis=None, reverse=False, dtype=None) -> Tensor:
-    """``cumsum``-style op; ``axis=None`` flattens first (NumPy)."""
+def cumulative(op_name: str, x: Tensor, axis=None, reverse=False, dtype=None,
+               return_indices: bool = False):
+    """``cumsum``-style op; ``axis=None`` flattens first (NumPy). ``return_indices``
+    (``cummax``/``cummin``): ``(values, indices)``, each index the last position where
+    ``x`` equals the running extreme (or is NaN), as PyTorch's ``cummax``."""
+    if return_indices:
+        return _cumulative_extreme(op_name, x, axis)
     if dtype is not None:
         x = cast(x, dtype)
     elif op_name in ("cumsum", "cumprod") and (is_bool(x.dtype) or (
@@ -172,3 +209,20 @@ def cumulative(op_name: str, x: Tensor, axis=None, reverse=False, dtype=None) ->
         return x
     (a,) = normalize_axes(axis, x.ndim)
     return ops.get(op_name)(x, axis=a, reverse=reverse)
+
+
+def _cumulative_extreme(op_name: str, x: Tensor, axis):
+    if x.ndim == 0:
+        return x, scalar(0, np.int64)
+    (a,) = normalize_axes(axis, x.ndim)
+    values = ops.get(op_name)(x, axis=a)
+    hit = ops.eq(x, values)
+    if is_inexact(x.dtype):
+        hit = ops.bitwise_or(hit, ops.ne(x, x))
+    iota = ops.iota(dtype=np.int64, shape=x.shape, dimension=a)
+    index = ops.cummax(ops.select(hit, iota, full(x.shape, 0, np.int64)), axis=a)
+    if is_inexact(x.dtype):  # the element itself: XLA's running max of (0., -0.) is 0.
+        from .indexing import take_along_axis
+
+        values = take_along_axis(x, index, a)
+    return values, index
