@@ -8,6 +8,8 @@ path (dtype upcasts, ``initial``, ``where``). Data-dependent results (``unique``
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import lazycore as lc
@@ -271,67 +273,23 @@ def _nanvar(a, axis, dtype, ddof, keepdims):
     x, nan = _nan_filled(a, 0)
     if nan is None:
         return num.var(x, axis, keepdims, correction=ddof, dtype=_mean_dtype(x, dtype))
-    acc = _mean_dtype(x, dtype)
-    valid = ops.get("not")(nan)
-    x = num.cast(x, acc)
-    count = num.sum(valid, axis, True, dtype=acc)
-    m = ops.div(num.sum(x, axis, True), count)
-    d = ops.select(valid, ops.sub(x, num.broadcast_to(m, x.shape)), num.full(x.shape, 0, acc))
-    sq = ops.real(ops.mul(d, ops.conj(d))) if acc.kind == "c" else ops.mul(d, d)
-    total = num.sum(sq, axis, keepdims)
-    n = count if keepdims else num.squeeze(count, num.normalize_axes(axis, x.ndim))
-    n = ops.sub(num.cast(n, total.dtype), num.full(n.shape, ddof, total.dtype))
-    return ops.div(total, n)
+    return num.var(x, axis, keepdims, correction=ddof, dtype=_mean_dtype(x, dtype),
+                   where=ops.get("not")(nan))
 
 
 # -- order statistics ---------------------------------------------------------------------
 
 def _quantile_lazy(x, q, axis, keepdims, name):
-    """Linear-interpolation quantiles along ``axis`` (NumPy's default method)."""
+    """Linear-interpolation quantiles (NumPy's default method): the core's ``quantile``."""
     q_arr = np.asarray(q, dtype=np.float64)
     if np.any(q_arr < 0) or np.any(q_arr > 1):
         raise ValueError("Quantiles must be in the range [0, 1]")
     if x.dtype.kind == "c":
         raise TypeError(f"a must be an array of real numbers for {name}")
-    acc = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
-    x = num.cast(x, acc)
-    ndim = x.ndim
-    if axis is None:
-        x, ax = num.reshape(x, (-1,)), 0
-        axes = None
-    else:
-        axes = num.normalize_axes(axis, x.ndim)
-        rest = [i for i in range(x.ndim) if i not in axes]
-        x = num.transpose(x, rest + list(axes))
-        x = num.reshape(x, tuple(x.shape[:len(rest)]) + (-1,))
-        ax = x.ndim - 1
-    n = x.shape[ax]
-    if n == 0:
+    if (x.size if axis is None else math.prod(
+            x.shape[i] for i in num.normalize_axes(axis, x.ndim))) == 0:
         raise NotLazy(name)
-    s = num.sort(x, ax)
-    pos = q_arr * (n - 1)
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, n - 1)
-    frac = (pos - lo).astype(acc)
-    lo_v = num.take(s, num.host_index(lo.reshape(-1)), ax)
-    hi_v = num.take(s, num.host_index(hi.reshape(-1)), ax)
-    f = lc.constant(frac.reshape(-1), acc)
-    shape = [1] * s.ndim
-    shape[ax] = f.shape[0]
-    f = num.broadcast_to(ops.reshape(f, new_sizes=tuple(shape)), lo_v.shape)
-    r = ops.add(lo_v, ops.mul(ops.sub(hi_v, lo_v), f))
-    # NaNs sort last: any NaN in the slice makes the result NaN, as in NumPy
-    last = num.take(s, num.host_index([n - 1]), ax)
-    nan = num.broadcast_to(ops.ne(last, last), r.shape)
-    r = ops.select(nan, num.full(r.shape, np.nan, acc), r)
-    r = num.moveaxis(r, ax, 0)  # quantile axis first, as NumPy
-    r = ops.reshape(r, new_sizes=q_arr.shape + r.shape[1:])
-    if keepdims:
-        kept = iter(r.shape[q_arr.ndim:])
-        reduced = range(ndim) if axes is None else axes
-        shape = tuple(1 if i in reduced else next(kept) for i in range(ndim))
-        r = ops.reshape(r, new_sizes=q_arr.shape + shape)
-    return r
+    return num.quantile(x, q_arr, axis, keepdims)
 
 
 @implements(np.quantile)

@@ -524,6 +524,14 @@ def select(condlist, choicelist, default=0):
     return LazyArray(out)
 
 
+def checked_take(idx, size: int, axis: int, result):
+    """``result``, with the lazy indices ``idx`` checked to lie in ``[-size, size)``."""
+    lc.checks.index_in_range(idx, size, IndexError,
+                             f"index out of bounds for axis {axis} with size {size}",
+                             op="take", guards=(result,))
+    return result
+
+
 @implements(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
     x = tensor(a)
@@ -533,8 +541,10 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     n = x.shape[ax]
     if isinstance(indices, LazyArray):
         # mode "raise": num.take counts negative indices from the end, as NumPy; bounds
-        # are only known after a sync, so out-of-range lazy indices are clipped (documented)
+        # are checked inside the next compiled program (NumPy's IndexError at that barrier)
         idx = indices._t
+        if mode == "raise":
+            return store(checked_take(idx, n, ax, num.take(x, idx, ax)), out)
         if mode == "wrap":
             idx = tensor(np.remainder(indices, n))
         elif mode == "clip":
@@ -565,7 +575,7 @@ def take_along_axis(arr, indices, axis=-1):
     if idx.ndim != x.ndim:
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
     (ax,) = num.normalize_axes(axis, x.ndim)
-    return LazyArray(num.take_along_axis(x, idx, ax))
+    return LazyArray(checked_take(idx, x.shape[ax], ax, num.take_along_axis(x, idx, ax)))
 
 
 @implements(np.compress)
@@ -671,14 +681,7 @@ def round_(a, decimals=0, out=None):
         raise NotLazy("round")
     if x.dtype.kind == "c":
         raise NotLazy("round")
-    if decimals == 0:
-        return store(ops.round_half_even(x), out)
-    # NumPy: multiply, round half to even, divide (same rounding artefacts)
-    if decimals > 0:
-        scale = num.full(x.shape, 10.0 ** decimals, x.dtype)
-        return store(ops.div(ops.round_half_even(ops.mul(x, scale)), scale), out)
-    scale = num.full(x.shape, 10.0 ** -decimals, x.dtype)
-    return store(ops.mul(ops.round_half_even(ops.div(x, scale)), scale), out)
+    return store(num.round_decimals(x, decimals), out)
 
 
 @implements(np.real)
@@ -706,15 +709,9 @@ def imag(val):
 @implements(np.angle)
 def angle(z, deg=False):
     x = tensor(z)
-    if x.dtype.kind != "c":
-        x = num.cast(x, x.dtype if x.dtype.kind == "f" else np.float64)
-        re, im = x, num.full(x.shape, 0, x.dtype)
-    else:
-        re, im = ops.real(x), ops.imag(x)
-    r = ops.atan2(im, re)
-    if deg:
-        r = ops.mul(r, num.full(r.shape, 180 / np.pi, r.dtype))
-    return LazyArray(r)
+    if x.dtype.kind not in "fc":
+        x = num.cast(x, np.float64)
+    return LazyArray(num.angle(x, deg))
 
 
 @implements(np.isreal)
@@ -740,14 +737,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         return LazyArray(t)
     if t.dtype.kind == "c":
         raise NotLazy("nan_to_num")
-    info = lc.dtypes.finfo(t.dtype)
-    posinf = float(info.max) if posinf is None else posinf
-    neginf = float(info.min) if neginf is None else neginf
-    inf = num.full(t.shape, np.inf, t.dtype)
-    t = ops.select(ops.ne(t, t), num.full(t.shape, nan, t.dtype), t)
-    t = ops.select(ops.eq(t, inf), num.full(t.shape, posinf, t.dtype), t)
-    t = ops.select(ops.eq(t, ops.neg(inf)), num.full(t.shape, neginf, t.dtype), t)
-    return LazyArray(t)
+    return LazyArray(num.nan_to_num(t, nan, posinf, neginf))
 
 
 @implements(np.isclose)

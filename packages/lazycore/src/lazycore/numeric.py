@@ -20,6 +20,7 @@ from .composites.creation import arange, eye, linspace, ones, tri_mask, triangle
 from .composites.dynamic import argwhere, count_true, unique
 from .composites.dynamic import nonzero_mask as nonzero
 from .composites.elementwise import (
+    angle,
     copysign,
     floor_divide,
     floor_divmod,
@@ -28,6 +29,8 @@ from .composites.elementwise import (
     hypot,
     logaddexp,
     logaddexp2,
+    nan_to_num,
+    round_decimals,
     signbit,
     trunc,
     trunc_divide,
@@ -110,5 +113,5 @@ from .composites.reductions import (
     var,
     vector_norm,
 )
-from .composites.sorting import argsort, sort, sort_with_indices, top_k
+from .composites.sorting import argsort, quantile, sort, sort_with_indices, top_k
 

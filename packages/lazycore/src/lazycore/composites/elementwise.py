@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .. import checks, ops
-from ..dtypes import is_bool, is_complex, is_floating, is_integer, is_unsigned
+from ..dtypes import finfo, is_bool, is_complex, is_floating, is_integer, is_unsigned
 from ..errors import DTypeError
 from ..ir import host_value
 from ..tensor import Tensor
@@ -75,6 +75,38 @@ def trunc(x: Tensor) -> Tensor:
 
 
 # -- magnitudes and logs ------------------------------------------------------------------
+
+def round_decimals(x: Tensor, decimals: int = 0) -> Tensor:
+    """Round half to even at ``decimals`` places by scaling: ``round(x * 10**d) / 10**d``
+    (``x / 10**-d`` for negative ``d``) -- NumPy's and PyTorch's artefacts included."""
+    if decimals == 0:
+        return ops.round_half_even(x)
+    if decimals > 0:
+        scale = _like(x, 10.0 ** decimals)
+        return ops.div(ops.round_half_even(ops.mul(x, scale)), scale)
+    scale = _like(x, 10.0 ** -decimals)
+    return ops.mul(ops.round_half_even(ops.div(x, scale)), scale)
+
+
+def nan_to_num(x: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
+    """NaN -> ``nan``, +-inf -> ``posinf``/``neginf`` (default: the dtype's extremes)."""
+    info = finfo(x.dtype)
+    inf = _like(x, np.inf)
+    x = ops.select(_is_nan(x), _like(x, nan), x)
+    x = ops.select(ops.eq(x, inf), _like(x, float(info.max) if posinf is None else posinf), x)
+    return ops.select(ops.eq(x, ops.neg(inf)),
+                      _like(x, float(info.min) if neginf is None else neginf), x)
+
+
+def angle(x: Tensor, deg: bool = False) -> Tensor:
+    """``atan2(imag, real)`` (a real ``x`` has imaginary part +0: ``angle(-0.) == pi``,
+    NumPy's), in degrees with ``deg``."""
+    if is_complex(x.dtype):
+        r = ops.atan2(ops.imag(x), ops.real(x))
+    else:
+        r = ops.atan2(_like(x, 0), x)
+    return ops.mul(r, _like(r, 180 / np.pi)) if deg else r
+
 
 def hypot(x: Tensor, y: Tensor) -> Tensor:
     """``sqrt(x*x + y*y)`` without overflow or underflow: ``max * sqrt(1 + (min/max)^2)``

@@ -133,8 +133,13 @@ def mean(x, axis=None, keepdims=False, dtype=None, float_dtype=np.float64):
     return ops.div(total, full(total.shape, count(x, axes), total.dtype))
 
 
-def var(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.float64):
+def var(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.float64,
+        where=None):
+    """Variance with ``correction`` (ddof); ``where`` (a boolean tensor of ``x``'s
+    shape) counts only those elements (NumPy's ``where=``; ``nanvar`` masks its NaNs)."""
     axes = normalize_axes(axis, x.ndim)
+    if where is not None:
+        return _masked_var(x, where, axes, keepdims, correction, dtype, float_dtype)
     m = mean(x, axes, keepdims=True, dtype=dtype, float_dtype=float_dtype)
     centered = ops.sub(cast(x, m.dtype), broadcast_to(m, x.shape))
     if np.issubdtype(centered.dtype, np.complexfloating):
@@ -145,6 +150,21 @@ def var(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.f
     n = count(x, axes) - correction
     # n <= 0 divides by zero, giving inf/nan as NumPy and PyTorch do
     return ops.div(total, full(total.shape, n if n > 0 else 0, total.dtype))
+
+
+def _masked_var(x, where, axes, keepdims, correction, dtype, float_dtype):
+    acc = canonical(dtype) if dtype is not None else (
+        x.dtype if is_inexact(x.dtype) else canonical(float_dtype))
+    x = cast(x, acc)
+    zeros = full(x.shape, 0, acc)
+    count = reduce("reduce_sum", cast(where, acc), axes, keepdims=True)
+    m = ops.div(reduce("reduce_sum", ops.select(where, x, zeros), axes, keepdims=True), count)
+    d = ops.select(where, ops.sub(x, broadcast_to(m, x.shape)), zeros)
+    sq = ops.real(ops.mul(d, ops.conj(d))) if np.issubdtype(acc, np.complexfloating) \
+        else ops.mul(d, d)
+    total = reduce("reduce_sum", sq, axes, keepdims)
+    n = cast(count if keepdims else ops.reshape(count, new_sizes=total.shape), total.dtype)
+    return ops.div(total, ops.sub(n, full(n.shape, correction, total.dtype)))
 
 
 def std(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.float64):

@@ -52,3 +52,48 @@ def top_k(x: Tensor, k: int, axis: int = -1, largest: bool = True):
     if a != x.ndim - 1:
         values, indices = moveaxis(values, -1, a), moveaxis(indices, -1, a)
     return values, indices
+
+
+def quantile(x: Tensor, q, axis=None, keepdims: bool = False) -> Tensor:
+    """Quantiles ``q`` (host values in [0, 1], any shape) along ``axis`` by linear
+    interpolation between the sorted neighbours (NumPy's default method, PyTorch's
+    ``"linear"``); a NaN in a slice makes its quantiles NaN. The quantile axes come
+    first; integers compute in float64. Needs a non-empty slice."""
+    from ..trace import constant
+    from .broadcasting import broadcast_to, cast, full
+    from .indexing import host_index, take
+
+    q_arr = np.asarray(q, dtype=np.float64)
+    acc = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    x = cast(x, acc)
+    ndim = x.ndim
+    if axis is None:
+        x, ax, axes = reshape(x, (-1,)), 0, None
+    else:
+        axes = normalize_axes(axis, x.ndim)
+        rest = [i for i in range(x.ndim) if i not in axes]
+        x = ops.transpose(x, permutation=tuple(rest + list(axes)))
+        x = reshape(x, tuple(x.shape[:len(rest)]) + (-1,))
+        ax = x.ndim - 1
+    n = x.shape[ax]
+    s = sort(x, ax)
+    pos = q_arr * (n - 1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, n - 1)
+    lo_v = take(s, host_index(lo.reshape(-1)), ax)
+    hi_v = take(s, host_index(hi.reshape(-1)), ax)
+    shape = [1] * s.ndim
+    shape[ax] = lo.size
+    f = constant((pos - lo).astype(acc).reshape(shape), acc)
+    r = ops.add(lo_v, ops.mul(ops.sub(hi_v, lo_v), broadcast_to(f, lo_v.shape)))
+    last = take(s, host_index([n - 1]), ax)  # NaNs sort last
+    nan = broadcast_to(ops.ne(last, last), r.shape)
+    r = ops.select(nan, full(r.shape, np.nan, acc), r)
+    r = moveaxis(r, ax, 0)
+    r = reshape(r, q_arr.shape + r.shape[1:])
+    if keepdims:
+        kept = iter(r.shape[q_arr.ndim:])
+        reduced = range(ndim) if axes is None else axes
+        r = reshape(r, q_arr.shape + tuple(1 if i in reduced else next(kept)
+                                           for i in range(ndim)))
+    return r
