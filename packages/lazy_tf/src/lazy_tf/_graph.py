@@ -25,6 +25,7 @@ from tensorflow.python.eager import context
 from tensorflow.python.framework import ops, type_spec, type_spec_registry
 from tensorflow.python.framework.func_graph import FuncGraph
 from tensorflow.python.ops import resource_variable_ops
+from tensorflow.python.saved_model import save_context
 
 import lazycore as lc
 
@@ -204,7 +205,8 @@ def shadow(var) -> tf.Variable:
                 eager(var), trainable=var.trainable, name=var.name.split(":")[0])
         d["_shadow"] = s
     graph = ops.get_default_graph()
-    if isinstance(graph, FuncGraph):
+    if isinstance(graph, FuncGraph) and not save_context.in_save_context():
+        # (a SavedModel's graph owns its own copy of the variable: nothing to sync)
         graph.capture_call_time_value(lambda: before_call(var), tf.TensorSpec([], tf.bool),
                                       key=("lazy_tf.variable", var._id))
     return s

@@ -199,7 +199,7 @@ def _setattr(self, name, value):
     marks activations' outputs: ``x._keras_logits = ...``)."""
     if name in _FIELDS:
         raise AttributeError(f"Cannot mutate attribute `{name}` of a lazy tensor.")
-    self.__dict__[name] = value
+    object.__setattr__(self, name, value)  # property setters apply (Trackable's uids)
 
 
 LazyTensor.__setattr__ = _setattr

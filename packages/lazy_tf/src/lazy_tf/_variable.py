@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 
 import tensorflow as tf
+from tensorflow.python.trackable import base as _trackable
 
 import lazycore as lc
 
@@ -50,12 +51,14 @@ class _Factory(type(LazyTensor)):
         return cls._create(*args, **kwargs)
 
 
-class Variable(LazyTensor, metaclass=_Factory):
+class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
     """``tf.Variable``'s interface over a lazy value.
 
     >>> v = Variable([1.0, 2.0])
     >>> v.assign_add([1.0, 1.0]).numpy().tolist()
     [2.0, 3.0]
+
+    A ``Trackable`` (``tf.train.Checkpoint``, SavedModel: see ``_trackable``).
     """
 
     @classmethod
@@ -175,3 +178,17 @@ def _variable_spec(self):
 
 # a tf.function argument: the variable's shadow, read and assigned by the graph
 Variable._type_spec = property(_variable_spec)
+
+
+def _install_trackable() -> None:
+    from . import _trackable
+
+    for name, f in _trackable.METHODS.items():
+        setattr(Variable, name, f)
+    for name, f in _trackable.PROPERTIES.items():
+        setattr(Variable, name, property(f))
+    # savers treat it as a resource variable: its SavedModel object is its shadow's
+    Variable._should_act_as_resource_variable = True
+
+
+_install_trackable()
