@@ -463,6 +463,35 @@ RECORDS += [
                Case("ints", (np.array([-3, 0, 5]),))), rtol=1e-15),
 ]
 
+def _deep_tail(p):
+    """A known difference, not eager's: ``sqrt(2) * erfinv(2p - 1)`` loses the lower tail
+    once ``2p - 1`` rounds to -1 (``ndtri(1e-30)`` is -inf, TF's -11.46). Listed in
+    docs/guarantees.md."""
+    return (p > 0) & (p < 1e-6)
+
+
+_SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -1e-3], [0.5, -1e-3, 2.0]])
+RECORDS += [
+    Record("divide_no_nan", {"tf": {
+        "tf.math.divide_no_nan": tf.math.divide_no_nan,
+        "tf.math.reciprocal_no_nan(b)": lambda a, b: tf.math.reciprocal_no_nan(b)}},
+        tuple(_float_cases(2))),
+    Record("ndtri", {"tf": {"tf.math.ndtri": tf.math.ndtri}},
+           tuple(Case(f"probabilities-{np.dtype(dt).name}",
+                      (np.array([0.0, 1.0, 0.5, 0.025, 0.975, 1e-30, 1 - 1e-7, -0.0, NAN,
+                                 -0.5, 1.5], dt),)) for dt in (np.float32, np.float64)),
+           rtol=1e-5, atol_eps=8, undefined={"tf": _deep_tail}),
+    Record("band_part", {"tf": {
+        f"tf.linalg.band_part({lo}, {hi})": (lambda lo, hi: lambda x: tf.linalg.band_part(
+            x, lo, hi))(lo, hi) for lo, hi in ((0, -1), (-1, 0), (1, 1), (0, 0), (-1, -1))}},
+        (Case("edges", (np.array([[NAN, -0.0, INF], [1e30, -INF, 2.0], [0.5, -1e-30, 7.0],
+                                  [1.0, 2.0, 3.0]]),)),)),
+    Record("logdet_cholesky", {"tf": {"tf.linalg.logdet": tf.linalg.logdet}},
+           (Case("spd", (_SPD,)), Case("batch-float32", (np.stack([_SPD, 2 * _SPD,
+                                                                  np.eye(3)]).astype(np.float32),)),
+            Case("not-positive-definite", (-_SPD,))), rtol=1e-5, atol_eps=4),
+]
+
 
 # -- running one API eagerly and lazily ---------------------------------------------------
 

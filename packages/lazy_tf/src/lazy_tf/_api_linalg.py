@@ -71,12 +71,9 @@ def _det(input, name=None):  # noqa: A002
     return ops.linalg_det(_square(to_core(input), "det"))
 
 
-@api("linalg.logdet", "linalg_cholesky, log, reduce_sum", tensors=("matrix",))
+@api("linalg.logdet", "logdet_cholesky (composite)", tensors=("matrix",))
 def _logdet(matrix, name=None):
-    chol = ops.linalg_cholesky(_square(to_core(matrix), "logdet"))
-    diag = num.diagonal(chol, 0, -2, -1)
-    s = num.sum(ops.log(ops.real(diag)), -1)
-    return ops.add(s, s)
+    return num.logdet_cholesky(_square(to_core(matrix), "logdet"))
 
 
 @api("linalg.cholesky", "linalg_cholesky", tensors=("input",))
@@ -148,20 +145,9 @@ def _diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
     return ops.select(eye, vals, num.zeros(shape, d.dtype))
 
 
-@api("linalg.band_part", "iota, select", tensors=("input",))
+@api("linalg.band_part", "band_part (composite)", tensors=("input",))
 def _band_part(input, num_lower, num_upper, name=None):  # noqa: A002
-    t = to_core(input)
-    lo, hi = static_int(num_lower), static_int(num_upper)
-    n, m = t.shape[-2:]
-    rows = ops.iota(dtype=np.int64, shape=(n, m), dimension=0)
-    cols = ops.iota(dtype=np.int64, shape=(n, m), dimension=1)
-    diff = ops.sub(rows, cols)  # i - j
-    keep = num.full((n, m), True, np.bool_)
-    if lo >= 0:
-        keep = ops.get("and")(keep, ops.le(diff, num.full((n, m), lo, np.int64)))
-    if hi >= 0:
-        keep = ops.get("and")(keep, ops.ge(diff, num.full((n, m), -hi, np.int64)))
-    return ops.select(num.broadcast_to(keep, t.shape), t, num.zeros(t.shape, t.dtype))
+    return num.band_part(to_core(input), static_int(num_lower), static_int(num_upper))
 
 
 def _norm_core(t, ord, axis, keepdims):

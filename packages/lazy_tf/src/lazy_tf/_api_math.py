@@ -52,12 +52,10 @@ def _reciprocal(x, name=None):
     return ops.div(_full(t, 1), t)
 
 
-@unary("math.reciprocal_no_nan", lowers_to="div, select")
+@unary("math.reciprocal_no_nan", lowers_to="divide_no_nan (composite)")
 def _reciprocal_no_nan(x, name=None):
     t = require(to_core(x), INEXACT, "reciprocal_no_nan")
-    zero = _full(t, 0)
-    is_zero = ops.eq(t, zero)
-    return ops.select(is_zero, zero, ops.div(_full(t, 1), ops.select(is_zero, _full(t, 1), t)))
+    return num.divide_no_nan(_full(t, 1), t)
 
 
 @unary("math.round", lowers_to="round_half_even")
@@ -89,10 +87,9 @@ def _log_sigmoid(x, name=None):
     return ops.neg(num.softplus(ops.neg(t)))
 
 
-@unary("math.ndtri", lowers_to="erf_inv")
+@unary("math.ndtri", lowers_to="ndtri (composite)")
 def _ndtri(x, name=None):
-    t = require(to_core(x), FLOAT, "ndtri")
-    return ops.mul(_full(t, np.sqrt(2.0)), ops.erf_inv(ops.sub(ops.add(t, t), _full(t, 1))))
+    return num.ndtri(require(to_core(x), FLOAT, "ndtri"))
 
 
 @unary("cast", lowers_to="convert")
@@ -234,11 +231,9 @@ def _zero_where(cond_zero, value, t):
     return ops.select(cond_zero, _full(t, 0), value)
 
 
-@binary("math.divide_no_nan", lowers_to="div, select", kernel=True)
+@binary("math.divide_no_nan", lowers_to="divide_no_nan (composite)", kernel=True)
 def _divide_no_nan(a, b):
-    require(a, INEXACT, "divide_no_nan")
-    zero = ops.eq(b, _full(b, 0))
-    return _zero_where(zero, ops.div(a, ops.select(zero, _full(b, 1), b)), a)
+    return num.divide_no_nan(require(a, INEXACT, "divide_no_nan"), b)
 
 
 @binary("math.multiply_no_nan", lowers_to="mul, select", kernel=True)
@@ -332,10 +327,12 @@ def _reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 @api("math.reduce_euclidean_norm", "mul, reduce_sum, sqrt", tensors=("input_tensor",))
 def _reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     t = require(to_core(input_tensor), NUMERIC, "reduce_euclidean_norm")
+    if lc.dtypes.is_floating(t.dtype):
+        return num.vector_norm(t, 2, _axes(axis, t.ndim), bool(keepdims))
     s = num.reduce("reduce_sum", ops.mul(t, t), _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
-    if lc.dtypes.is_integer(t.dtype):
-        return num.cast(ops.sqrt(num.cast(s, np.float64)), t.dtype)
-    return ops.sqrt(s)
+    # integers: the root in float64, cast back (TF's kernel); complex: sqrt(sum(x*x))
+    return num.cast(ops.sqrt(num.cast(s, np.float64) if lc.dtypes.is_integer(t.dtype) else s),
+                    t.dtype)
 
 
 @api("math.count_nonzero", "ne, reduce_sum", tensors=("input",))

@@ -16,12 +16,22 @@ from .composites.broadcasting import (
     where,
 )
 from .composites.conv import conv
-from .composites.creation import arange, eye, linspace, ones, tri_mask, triangle, zeros
+from .composites.creation import (
+    arange,
+    band_part,
+    eye,
+    linspace,
+    ones,
+    tri_mask,
+    triangle,
+    zeros,
+)
 from .composites.dynamic import argwhere, count_true, unique
 from .composites.dynamic import nonzero_mask as nonzero
 from .composites.elementwise import (
     angle,
     copysign,
+    divide_no_nan,
     floor_divide,
     floor_divmod,
     floor_mod,
@@ -30,6 +40,7 @@ from .composites.elementwise import (
     logaddexp,
     logaddexp2,
     nan_to_num,
+    ndtri,
     round_decimals,
     signbit,
     trunc,
@@ -50,7 +61,7 @@ from .composites.indexing import (
     take_along_axis,
     write_element,
 )
-from .composites.linalg import einsum, matmul, tensordot
+from .composites.linalg import einsum, logdet_cholesky, matmul, tensordot
 from .composites.losses import (
     cross_entropy,
     mse_loss,

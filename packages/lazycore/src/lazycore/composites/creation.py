@@ -72,3 +72,17 @@ def triangle(x: Tensor, k: int = 0, upper: bool = False) -> Tensor:
     n, m = x.shape[-2], x.shape[-1]
     mask = broadcast_to(tri_mask(n, m, k, upper), x.shape)
     return ops.select(mask, x, full(x.shape, 0, x.dtype))
+
+
+def band_part(x: Tensor, lower: int, upper: int) -> Tensor:
+    """``x`` with zeros outside the band of ``lower`` sub- and ``upper`` super-diagonals
+    of its last two axes (a negative count keeps that whole triangle)."""
+    n, m = x.shape[-2:]
+    diff = ops.sub(ops.iota(dtype=np.int64, shape=(n, m), dimension=0),
+                   ops.iota(dtype=np.int64, shape=(n, m), dimension=1))  # i - j
+    keep = full((n, m), True, np.bool_)
+    if lower >= 0:
+        keep = ops.bitwise_and(keep, ops.le(diff, full((n, m), lower, np.int64)))
+    if upper >= 0:
+        keep = ops.bitwise_and(keep, ops.ge(diff, full((n, m), -upper, np.int64)))
+    return ops.select(broadcast_to(keep, x.shape), x, full(x.shape, 0, x.dtype))

@@ -108,6 +108,18 @@ def angle(x: Tensor, deg: bool = False) -> Tensor:
     return ops.mul(r, _like(r, 180 / np.pi)) if deg else r
 
 
+def divide_no_nan(x: Tensor, y: Tensor) -> Tensor:
+    """``x / y``, but 0 where ``y == 0`` (even for NaN or infinite ``x``; TF's
+    ``divide_no_nan``)."""
+    zero = ops.eq(y, _like(y, 0))
+    return ops.select(zero, _like(x, 0), ops.div(x, ops.select(zero, _like(y, 1), y)))
+
+
+def ndtri(p: Tensor) -> Tensor:
+    """The standard normal quantile: ``sqrt(2) * erfinv(2p - 1)``."""
+    return ops.mul(_like(p, math.sqrt(2.0)), ops.erf_inv(ops.sub(ops.add(p, p), _like(p, 1))))
+
+
 def hypot(x: Tensor, y: Tensor) -> Tensor:
     """``sqrt(x*x + y*y)`` without overflow or underflow: ``max * sqrt(1 + (min/max)^2)``
     (``hypot(3e30, 4e30) == 5e30`` in float32); an infinite operand wins over NaN."""

@@ -53,3 +53,14 @@ def tensordot(x: Tensor, y: Tensor, axes=2) -> Tensor:
 
 def einsum(subscripts: str, *xs: Tensor) -> Tensor:
     return ops.einsum(*xs, subscripts=subscripts.replace(" ", ""))
+
+
+def logdet_cholesky(x: Tensor) -> Tensor:
+    """``log(det(x))`` of Hermitian positive-definite matrices (the last two axes):
+    ``2 * sum(log(real(diag(cholesky(x)))))``; NaN where ``x`` is not positive definite."""
+    from .manipulation import diagonal
+    from .reductions import sum
+
+    chol = ops.linalg_cholesky(x)
+    s = sum(ops.log(ops.real(diagonal(chol, 0, -2, -1))), -1)
+    return ops.add(s, s)
