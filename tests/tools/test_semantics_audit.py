@@ -108,7 +108,9 @@ def test_budgets_and_report(repo):
 # not hold yet; lower these as the frontends' algorithms move into the core.
 MAX_COMPOSING = 94
 MAX_UNUSED_COMPOSITES = 11
-MAX_FRAMES = {"lazy_numpy": 10, "lazy_torch": 20, "lazy_tf": 12}
+# frames: lazy_torch took the core plans and trace.call builds nodes inline (4 / 4 / 5
+# measured); numpy and tf hold the issue's 9 until their owners pin their own.
+MAX_FRAMES = {"lazy_numpy": 9, "lazy_torch": 4, "lazy_tf": 9}
 
 
 def test_repository_stays_within_its_semantics_budgets():

@@ -53,16 +53,23 @@ def _quiet() -> bool:
                 or _forward_ad._current_level >= 0)
 
 
-def _operator(plans: OperatorPlans, slow, reflected: bool):
+def _autocast_kernel(overload) -> bool:
+    """Whether autocast can change ``overload`` on the lazy device: it has an autocast
+    kernel there, or on CPU (whose policy ``_autocast.py`` applies to the lazy device)."""
+    has = _C._dispatch_has_kernel_for_dispatch_key
+    return any(has(overload.name(), key) for key in ("AutocastCPU", "AutocastPrivateUse1"))
+
+
+def _operator(plans: OperatorPlans, slow, reflected: bool, autocast: bool):
     """``self <op> other`` from the plan of the operands' signatures (``lazycore.plans``);
     a signature's first call learns it from the lowering. Autograd (a tensor requiring
-    grad while grad mode is on), a mode, autocast, forward AD, another operand type or
-    any error takes ``slow`` (``torch.Tensor``'s operator: the dispatcher, eager's
-    errors)."""
+    grad while grad mode is on), a mode, forward AD, autocast (where ``autocast``: the
+    op has an autocast kernel), another operand type or any error takes ``slow``
+    (``torch.Tensor``'s operator: the dispatcher, eager's errors)."""
     def operator(self, other):  # the per-op cost of every traced operator: kept flat
         kind = other.__class__
         if self.__class__ is not LazyTensor or _function_mode() or _dispatch_modes() \
-                or _autocast() or _forward_ad._current_level >= 0:
+                or _forward_ad._current_level >= 0 or (autocast and _autocast()):
             return slow(self, other)
         grad = _grad_enabled()
         if grad and self.requires_grad:
@@ -177,7 +184,8 @@ def install() -> None:
     _foreach_by_default()
     for name, overload, kernel, reflected in _OPERATORS:
         plans = OperatorPlans(LOWERINGS[overload], lc.ops.get(kernel))
-        setattr(LazyTensor, name, _operator(plans, getattr(torch.Tensor, name), reflected))
+        setattr(LazyTensor, name, _operator(plans, getattr(torch.Tensor, name), reflected,
+                                            _autocast_kernel(overload)))
     for name, func, pattern, keywords in _METHODS:
         lowering = LOWERINGS.get(func)
         if lowering is not None:

@@ -46,6 +46,9 @@ class LazyTensor(torch.Tensor):
     not run; observing a value (``item``, ``print``, ``cpu``) syncs what it needs."""
 
     __torch_function__ = torch._C._disabled_torch_function_impl
+    # a new base tensor's layout and version (``build`` sets neither: per-op cost)
+    _kind = FULL
+    _ver = 0
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
@@ -159,9 +162,7 @@ def build(value: lc.Tensor, size: torch.Size, dtype: torch.dtype) -> LazyTensor:
     cell.version = 0
     t._cell = cell
     t._lc = value
-    t._kind = FULL
-    t._ver = 0
-    return t
+    return t  # _kind FULL and _ver 0: the class's defaults
 
 
 def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset) -> LazyTensor:

@@ -46,6 +46,7 @@ class Node:
     __slots__ = ("op", "operands", "attrs", "aval", "hash", "value", "__weakref__")
 
     def __init__(self, op: str, operands: tuple, attrs: tuple, aval, value=None):
+        # ``trace.call`` builds interior nodes inline with this same hash (hot path)
         self.op = op
         self.operands = operands
         self.attrs = attrs

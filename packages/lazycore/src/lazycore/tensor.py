@@ -29,7 +29,7 @@ class Tensor:
     # ``seq`` so the same program traced again gets the same cache key.
     __slots__ = ("node", "seq", "__weakref__")
 
-    def __init__(self, node: Node):
+    def __init__(self, node: Node):  # ``trace.call`` inlines this (hot path): keep both
         self.node = node
         self.seq = _next_seq()
         _live_add(_ref(self, _discard))

@@ -16,27 +16,33 @@ from .dtypes import canonical
 from .errors import LazyError, ShapeError
 from .ir import Aval, Node, freeze_attrs, leaf
 from .ops import registry
-from .tensor import Tensor
+from .tensor import Tensor, _discard, _live_add, _next_seq, _ref
 
 _BAKED = (0, 1, -1)
 _COMPLEX = (complex, np.complexfloating)
 trace_time = metrics._trace_time  # [ops traced since reset, seconds]
 pending_limit = metrics._pending_limit  # [trace_time[0] value at which to cut the trace]
+_new_node = _new_tensor = object.__new__
 
 
 def call(op, *operands, **attrs):
-    """``OpDef.__call__``: trace ``op`` on core ``Tensor`` operands -> Tensor (or tuple)."""
+    """``OpDef.__call__``: trace ``op`` on core ``Tensor`` operands -> Tensor (or tuple).
+
+    The per-op cost of every frontend: a single-output op's node and handle are built
+    here inline (``Node.__init__``'s hash, ``Tensor.__init__``'s registration; a call
+    each would cost a Python frame apiece)."""
     start = perf_counter()
     try:
         if len(operands) == 2:  # unrolled: comprehensions cost a call each on 3.11
             a, b = operands[0].node, operands[1].node
-            nodes, avals = (a, b), (a.aval, b.aval)
+            nodes, avals, hashes = (a, b), (a.aval, b.aval), (a.hash, b.hash)
         elif len(operands) == 1:
             a = operands[0].node
-            nodes, avals = (a,), (a.aval,)
+            nodes, avals, hashes = (a,), (a.aval,), (a.hash,)
         else:
             nodes = tuple([o.node for o in operands])
             avals = [n.aval for n in nodes]
+            hashes = tuple([n.hash for n in nodes])
     except AttributeError:
         bad = [type(o).__name__ for o in operands if not isinstance(o, Tensor)]
         raise TypeError(f"{op.name}: operands must be lazycore.Tensor, got {bad}") from None
@@ -55,12 +61,25 @@ def call(op, *operands, **attrs):
     except (TypeError, ValueError, IndexError) as e:
         shapes = ", ".join(str(a) for a in avals)
         raise ShapeError(f"{e} (operands: {shapes})", op=op.name, shapes=avals) from e
-    node = Node(op.name, nodes, frozen, aval)
     if op.multi_output:
+        node = Node(op.name, nodes, frozen, aval)
         out = tuple(Tensor(Node("tuple_get", (node,), (("index", i),), a))
                     for i, a in enumerate(aval))
+    elif nodes:
+        name = op.name
+        node = _new_node(Node)  # Node(name, nodes, frozen, aval), its hash as there
+        node.op = name
+        node.operands = nodes
+        node.attrs = frozen
+        node.aval = aval
+        node.value = None
+        node.hash = hash((name, frozen, hashes))
+        out = _new_tensor(Tensor)  # Tensor(node)
+        out.node = node
+        out.seq = _next_seq()
+        _live_add(_ref(out, _discard))
     else:
-        out = Tensor(node)
+        out = Tensor(Node(op.name, nodes, frozen, aval))
     trace_time[0] += 1
     trace_time[1] += perf_counter() - start
     if trace_time[0] >= pending_limit[0]:

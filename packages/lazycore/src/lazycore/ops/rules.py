@@ -46,23 +46,9 @@ def same_dtypes(name: str, avals) -> np.dtype:
     return dtype
 
 
-def _dtype_gate(name: str, cls: str):
-    """``check(aval)`` with the dtype-class answer memoized per dtype (hot path)."""
-    accepted: dict = {}
-    test = DTYPE_CLASSES[cls]
-
-    def check(aval: Aval) -> None:
-        ok = accepted.get(aval.dtype)
-        if ok is None:
-            ok = accepted[aval.dtype] = bool(test(aval.dtype))
-        if not ok:
-            check_dtype(name, cls, aval)
-    return check
-
-
 def _out_aval(out: str):
-    if out == "same":
-        return lambda a: a
+    """``Aval -> Aval`` of an elementwise op whose output dtype is ``"bool"`` or the
+    input's real dtype (``"real"``), memoized per input aval."""
     cache: dict = {}
 
     def make(a: Aval) -> Aval:
@@ -75,16 +61,22 @@ def _out_aval(out: str):
 
 
 def unary_rule(name: str, cls: str, out: str = "same"):
-    check, result = _dtype_gate(name, cls), _out_aval(out)
+    accepted: dict = {}  # dtype -> accepted by ``cls`` (memoized: hot path)
+    result = None if out == "same" else _out_aval(out)
 
     def rule(x: Aval) -> Aval:
-        check(x)
-        return result(x)
+        ok = accepted.get(x.dtype)
+        if ok is None:
+            ok = accepted[x.dtype] = bool(DTYPE_CLASSES[cls](x.dtype))
+        if not ok:
+            check_dtype(name, cls, x)
+        return x if result is None else result(x)
     return rule
 
 
 def nary_rule(name: str, cls: str, out: str = "same"):
-    check, result = _dtype_gate(name, cls), _out_aval(out)
+    accepted: dict = {}  # as in ``unary_rule``
+    result = None if out == "same" else _out_aval(out)
 
     def rule(*avals: Aval) -> Aval:
         first = avals[0]
@@ -92,8 +84,12 @@ def nary_rule(name: str, cls: str, out: str = "same"):
             if a is not first and a != first:
                 same_shapes(name, avals)
                 same_dtypes(name, avals)
-        check(first)
-        return result(first)
+        ok = accepted.get(first.dtype)
+        if ok is None:
+            ok = accepted[first.dtype] = bool(DTYPE_CLASSES[cls](first.dtype))
+        if not ok:
+            check_dtype(name, cls, first)
+        return first if result is None else result(first)
     return rule
 
 
