@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401 - register
     amp,
+    conv,
     creation,
     indexing,
     losses,
