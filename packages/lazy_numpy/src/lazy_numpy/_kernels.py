@@ -110,8 +110,10 @@ def _complex_reciprocal(x):
     d1 = ops.add(re, ops.mul(im, r1))
     r2 = ops.div(re, im)
     d2 = ops.add(ops.mul(re, r2), im)
-    out_re = ops.select(by_re, ops.div(one, d1), ops.div(r2, d2))
-    out_im = ops.select(by_re, ops.neg(ops.div(r1, d1)), ops.neg(ops.div(one, d2)))
+    # r * (1/d), not r / d: XLA rewrites (a/b)/d as a/(b*d), which overflows past 1e154
+    s1, s2 = ops.div(one, d1), ops.div(one, d2)
+    out_re = ops.select(by_re, s1, ops.mul(r2, s2))
+    out_im = ops.select(by_re, ops.neg(ops.mul(r1, s1)), ops.neg(s2))
     return ops.complex(out_re, out_im)
 
 
