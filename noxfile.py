@@ -120,6 +120,16 @@ def fuzz(session: nox.Session) -> None:
 
 
 @session
+def array_api_conformance(session: nox.Session) -> None:
+    """The public Array API suite (data-apis/array-api-tests) against lazy_numpy, NumPy and
+    array-api-strict: pass counts and lazy_numpy-only failures (~15 min on 2 cores; not in
+    CI's list). `nox -s array_api_conformance -- --suite DIR` uses a checkout you have."""
+    _install(session, *CORE, *NUMPY, "pytest", "hypothesis", "ndindex", "pytest-json-report",
+             "array-api-strict")
+    session.run("python", "tools/array_api_conformance.py", *session.posargs, env=TEST_ENV)
+
+
+@session
 def tests_sharding(session: nox.Session) -> None:
     # Its own process: XLA must see the flag before jax starts (tests/sharding/conftest.py
     # sets it too, for a plain `pytest tests/sharding`).
