@@ -320,3 +320,6 @@ def _by_packet(func, args, kwargs):
             kw["value"] = elem.pop()  # foreach passes the scalar positionally
         out.append(packet(*elem, **kw))
     return None if name.endswith("_") else out
+
+
+from . import optim  # noqa: E402,F401 - registers the fused optimizer steps
