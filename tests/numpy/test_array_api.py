@@ -194,3 +194,17 @@ def test_complex_special_values_match_numpy_in_both_tiers(name, dtype, rtol, tie
         got = np.asarray(getattr(np, name)(lnp.asarray(z)))
     assert got.dtype == want.dtype
     _same_parts(got.astype(complex), want.astype(complex), rtol)
+
+
+@pytest.mark.parametrize("method", ["__dlpack__", "__array_namespace__"])
+def test_array_method_keywords_match_array_api_strict(method):
+    """The standard's keyword-only parameters (``__dlpack__`` took ``**kwargs``)."""
+    import inspect
+
+    def keywords(cls):
+        params = inspect.signature(getattr(cls, method)).parameters.values()
+        return [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+
+    assert keywords(type(lnp.asarray(F))) == keywords(type(xs.asarray(F)))
+    copied = np.from_dlpack(lnp.asarray(F), copy=True)
+    np.testing.assert_array_equal(copied, F)

@@ -289,8 +289,9 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def to_device(self, device, /, *, stream=None):
         return self
 
-    def __dlpack__(self, **kwargs):
-        return self.__array__().__dlpack__(**kwargs)
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.__array__().__dlpack__(stream=stream, max_version=max_version,
+                                           dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return (1, 0)
