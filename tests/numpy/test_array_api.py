@@ -208,3 +208,15 @@ def test_array_method_keywords_match_array_api_strict(method):
     assert keywords(type(lnp.asarray(F))) == keywords(type(xs.asarray(F)))
     copied = np.from_dlpack(lnp.asarray(F), copy=True)
     np.testing.assert_array_equal(copied, F)
+
+
+@pytest.mark.parametrize("name", ["sinh", "cosh", "sin", "cos"])
+def test_complex_hyperbolic_past_exp_overflow_match_numpy(name, tier):
+    """exp(|x|) overflows from |x| ~ 709.8, exp(|x|)/2 * cos(y) not until ~1418."""
+    x = np.array([-1400.0, -720.0, 711.0, 715.0, 1000.0, 1410.0])
+    y = np.array([0.3, -1.2, 1.5, 3.0, -2.9, 1.5707])
+    z = x + 1j * y if name in ("sinh", "cosh") else y + 1j * x
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(z)
+    got = np.asarray(getattr(np, name)(lnp.asarray(z)))
+    _same_parts(got, want, 1e-13)

@@ -33,10 +33,22 @@ def _fin(v):
     return jnp.isfinite(v)
 
 
+def _half_exp_times(x, v):
+    """exp(|x|)/2 * v without overflowing where exp(|x|) does but the product does not
+    (|x| up to twice the overflow threshold): (exp(|x|/2) * v / 2) * exp(|x|/2)."""
+    h = jnp.exp(jnp.abs(x) / 2)
+    return (0.5 * h * v) * h
+
+
+_LARGE = 20.0  # past it sinh(x) and cosh(x) are exp(|x|)/2 to the last bit
+
+
 def sinh(z):
     x, y = _parts(z)
-    re = jnp.sinh(x) * jnp.cos(y)
-    im = jnp.cosh(x) * jnp.sin(y)
+    large = jnp.abs(x) > _LARGE
+    re = _where(large, _neg_if(_half_exp_times(x, jnp.cos(y)), x < 0),
+                jnp.sinh(x) * jnp.cos(y))
+    im = _where(large, _half_exp_times(x, jnp.sin(y)), jnp.cosh(x) * jnp.sin(y))
     keep_x = ((x == 0) | jnp.isinf(x)) & ~_fin(y)  # sinh(+-0 + inf j) = +-0 + nan j
     re = _where(y == 0, jnp.sinh(x), _where(keep_x, _where(x == 0, x, jnp.inf), re))
     im = _where(y == 0, y, _where(keep_x, jnp.nan, im))
@@ -45,8 +57,10 @@ def sinh(z):
 
 def cosh(z):
     x, y = _parts(z)
-    re = jnp.cosh(x) * jnp.cos(y)
-    im = jnp.sinh(x) * jnp.sin(y)
+    large = jnp.abs(x) > _LARGE
+    re = _where(large, _half_exp_times(x, jnp.cos(y)), jnp.cosh(x) * jnp.cos(y))
+    im = _where(large, _neg_if(_half_exp_times(x, jnp.sin(y)), x < 0),
+                jnp.sinh(x) * jnp.sin(y))
     zero_im = _neg_if(jnp.zeros_like(x), jnp.signbit(x) != jnp.signbit(y))
     re = _where(y == 0, jnp.cosh(x), _where(jnp.isinf(x) & ~_fin(y), jnp.inf, re))
     im = _where(y == 0, _where(jnp.isnan(x), y, zero_im), im)
