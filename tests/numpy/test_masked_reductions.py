@@ -84,3 +84,11 @@ def test_a_reduction_keeping_the_selected_axis_settles_the_selection():
     got = np.asarray(lazy[labels == 1].sum(1))
     assert lc.metrics.counters().get("data_dependent_syncs", 0) == before + 1
     np.testing.assert_allclose(got, X[LABELS == 1].sum(1), rtol=1e-6)
+
+
+def test_keepdims_settles_and_keeps_numpys_shape():
+    lazy, labels = lnp.asarray(X), lnp.asarray(LABELS)
+    got = np.asarray(lazy[labels == 1].sum(0, keepdims=1))
+    want = X[LABELS == 1].sum(0, keepdims=1)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)

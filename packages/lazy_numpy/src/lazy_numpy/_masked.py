@@ -29,7 +29,8 @@ _NoValue = np._NoValue
 def _parts(a, axis, keepdims, out, where):
     """(full, full-shape mask, axes of ``full`` to reduce) for a reduction over the
     selection's first axis, else None (settle)."""
-    if (type(a) is not MaskedSelection or a._full is None or keepdims is True
+    if (type(a) is not MaskedSelection or a._full is None
+            or (keepdims is not _NoValue and keepdims)
             or out is not None or where is not True):
         return None
     full, mask = a._full, a._mask
