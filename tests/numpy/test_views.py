@@ -493,3 +493,44 @@ def test_element_writes_in_a_loop_are_one_scatter():
         i[0] = 300
     with pytest.raises(IndexError):
         a[12, 0] = 1.0
+
+
+# -- checked indices: a lazy index out of range is NumPy's IndexError at the barrier ----------
+
+def _index_cases(a, i):
+    return {
+        "getitem": lambda: a[i],
+        "getitem_axis1": lambda: a[:, i],
+        "getitem_0d": lambda: a[i[0]],
+        "setitem": lambda: a.__setitem__((Ellipsis, i), 0.0),
+        "take": lambda: np.take(a, i, axis=1),
+        "take_along_axis": lambda: np.take_along_axis(a[0], i, 0),
+    }
+
+
+@pytest.mark.parametrize("name", ["getitem", "getitem_axis1", "getitem_0d", "setitem", "take",
+                                  "take_along_axis"])
+@pytest.mark.parametrize("index", [[0, 2], [-3, 1], [0, 3], [-4, 0], [5, 1]])
+def test_lazy_index_out_of_range_raises_numpys_error(name, index):
+    """XLA clamps an out-of-range gather index; NumPy raises IndexError. An index array
+    computed lazily is checked inside the next compiled program (one fused reduction)."""
+    host = np.arange(9.0).reshape(3, 3)
+    outcomes = []
+    for xp_a, xp_i in ((host.copy(), np.array(index) * 1),
+                       (lnp.asarray(host), lnp.asarray(np.array(index)) * 1)):
+        try:
+            out = _index_cases(xp_a, xp_i)[name]()
+            outcomes.append(np.asarray(out if out is not None else xp_a).tolist())
+        except IndexError:
+            outcomes.append(IndexError)
+    assert outcomes[1] == outcomes[0]
+
+
+def test_mask_indices_need_no_program_check():
+    import lazycore as lc
+
+    b = lnp.asarray(np.arange(6.0).reshape(3, 2))
+    lnp.sync()
+    picked = b[b[:, 0] > 1, 1]  # the mask's nonzero indices: in range by construction
+    assert not lc.checks.pending()
+    assert np.asarray(picked).tolist() == [3.0, 5.0]

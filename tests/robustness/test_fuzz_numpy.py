@@ -45,6 +45,30 @@ def _set_tail(d, s):
     d[1:] = s.mean()
 
 
+def _flat_set(d, s):
+    _writable(d)
+    d.flat[::2] = s.sum()
+
+
+def _window(x):
+    """A strided view (gathered, scattered back) with ``x``'s shape."""
+    if np.ndim(x) == 0:
+        return x[...]
+    return np.lib.stride_tricks.sliding_window_view(x, 1, axis=0, writeable=True)[..., 0]
+
+
+def _bits(x):
+    """Integers: the same bytes as unsigned (a view: writes wrap into the signed values).
+    Floats keep their dtype (their bits differ by the ulps the tolerance allows)."""
+    if x.dtype.kind == "i":
+        return x.view(f"u{x.dtype.itemsize}")
+    return x.view(x.dtype)
+
+
+def _strided_t(x):
+    return np.lib.stride_tricks.as_strided(x, shape=np.shape(x)[::-1], strides=x.strides[::-1])
+
+
 NUMPY = Frontend(
     name="numpy",
     to_eager=lambda a: a,
@@ -71,10 +95,10 @@ NUMPY = Frontend(
         "concat": lambda a, b: np.concatenate([a, b], 0), "less": np.less,
         "hypot": np.hypot, "stack": lambda a, b: np.stack([a, b]),
     },
-    inplace={"iadd": _iadd, "imul": _imul, "set_row": _set_row, "set_mask": _set_mask,
+    inplace={"flat_set": _flat_set, "iadd": _iadd, "imul": _imul, "set_row": _set_row, "set_mask": _set_mask,
              "mask_iadd": _mask_iadd, "set_tail": _set_tail},
     # NumPy views: a later in-place op on one name must show through the others
-    views={"T": lambda x: x.T, "tail": lambda x: x[1:], "strided": lambda x: x[::2],
+    views={"window": _window, "bits": _bits, "strided_T": _strided_t, "T": lambda x: x.T, "tail": lambda x: x[1:], "strided": lambda x: x[::2],
            "ravel": np.ravel, "row": lambda x: x[0] if np.ndim(x) > 1 else x[::-1],
            "flip": lambda x: np.flip(x, 0), "expand": lambda x: x[None, ..., None],
            "swap": lambda x: np.swapaxes(x, 0, -1), "split": lambda x: np.split(x, 1)[0]},

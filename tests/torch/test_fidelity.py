@@ -418,6 +418,24 @@ def test_lazy_checkpoint_to_cpu_by_callable(dev):
     assert type(loaded["w"]) is torch.Tensor and loaded["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
+def test_sign_of_nan_and_negative_zero_is_eagers(dev):
+    """Eager's real sign is (0 < x) - (x < 0): +0 for NaN and -0.0 (XLA's keeps them);
+    found by tests/robustness/test_fuzz_extremes.py."""
+    x = torch.tensor([float("nan"), -0.0, 0.0, -2.0, float("inf")])
+    for dtype in (torch.float32, torch.float64, torch.float16):
+        want = torch.sign(x.to(dtype))
+        got = torch.sign(x.to(dtype).to(dev)).cpu()
+        assert torch.equal(got, want) and torch.equal(got.signbit(), want.signbit())
+    assert torch.equal(torch.sgn(x.to(dev)).cpu(), torch.sgn(x))
+
+
+def test_abs_of_unsigned_compiles(dev):
+    """XLA's abs rejects unsigned types; eager's abs of one is the identity (found by
+    tests/robustness/test_fuzz_extremes.py)."""
+    x = torch.tensor([0, 3, 255], dtype=torch.uint8)
+    assert torch.equal(torch.abs(x.to(dev) * 1).cpu(), x)
+
+
 # -- differential fuzzing of the classes above ------------------------------------------------
 
 INT_DTYPES = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]

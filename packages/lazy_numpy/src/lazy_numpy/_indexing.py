@@ -37,10 +37,32 @@ def core_key(key, base=None):
     out = []
     for k in items:
         if isinstance(k, LazyArray) and k.dtype == np.bool_ and k.ndim:
-            out.extend(lc.asarray(i.astype(np.int64)) for i in np.nonzero(k.__array__()))
+            for i in np.nonzero(k.__array__()):
+                out.append(lc.asarray(i.astype(np.int64)))
+                lc.checks.remember_range(out[-1], i)  # in range by construction
         else:
             out.append(_item(k))
     return tuple(out) if isinstance(key, tuple) or masks else out[0]
+
+
+def checked(shape, k, result, op: str):
+    """``result``, with every lazy integer index array of the core key ``k`` checked
+    against its axis inside the next compiled program: NumPy's IndexError is raised at
+    that barrier, never a clamped value (XLA clamps). Host-known values are checked now."""
+    items = k if isinstance(k, tuple) else (k,)
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    axis = 0
+    for i in items:
+        if i is Ellipsis:
+            axis += len(shape) - consumed
+        elif i is not None:
+            if isinstance(i, lc.Tensor) and i.dtype.kind in "iu" and axis < len(shape):
+                lc.checks.index_in_range(
+                    i, shape[axis], IndexError,
+                    f"index out of bounds for axis {axis} with size {shape[axis]}",
+                    op=op, guards=(result,))
+            axis += 1
+    return result
 
 
 def _item(k):
@@ -243,7 +265,7 @@ def getitem(a: LazyArray, key) -> LazyArray:
     value = lc.numeric.getitem(a._t, k)
     if is_basic_key(k):
         return _views.index(a, value, k)  # a view, as NumPy's basic indexing
-    return LazyArray(value)
+    return LazyArray(checked(a.shape, k, value, "getitem"))
 
 
 @numpy_errors
@@ -270,7 +292,7 @@ def setitem(a: LazyArray, key, value) -> None:
         return
     v = _value_tensor(a, value)
     k = core_key(key, a._t)
-    a._t = lc.numeric.setitem(a._t, k, v)
+    a._t = checked(a.shape, k, lc.numeric.setitem(a._t, k, v), "setitem")
 
 
 def _is_int(k) -> bool:

@@ -40,7 +40,7 @@ UNARY = {
     "digamma": ("digamma", INT_TO_FLOAT), "cbrt": ("cbrt", INT_TO_FLOAT),
     "bessel_i0e": ("bessel_i0e", INT_TO_FLOAT), "bessel_i1e": ("bessel_i1e", INT_TO_FLOAT),
     "special_i0e": ("bessel_i0e", INT_TO_FLOAT), "special_i1e": ("bessel_i1e", INT_TO_FLOAT),
-    "conj_physical": ("conj", DEFAULT), "sign": ("sign", DEFAULT),
+    "conj_physical": ("conj", DEFAULT),
 }
 
 
@@ -58,14 +58,21 @@ for _name, (_core, _kind) in UNARY.items():
 
 @lower("abs.default", "abs_.default", "prims.abs.default")
 def abs_(x):
-    if D.is_bool(x.dtype):
+    if D.is_bool(x.dtype) or x.dtype.kind == "u":  # XLA's abs rejects unsigned types
         return x
     return ops.abs(x)
 
 
-@lower("sgn.default", "sgn_.default")
+@lower("sign.default", "sign_.default", "prims.sign.default", "sgn.default", "sgn_.default")
 def sgn(x):
-    return x if D.is_bool(x.dtype) else ops.sign(x)
+    """Eager's real sign is ``(0 < x) - (x < 0)``: +0 for -0.0 and for NaN (XLA's
+    sign keeps both); complex ``sgn`` is x/|x|."""
+    if D.is_bool(x.dtype):
+        return x
+    if not D.is_inexact(x.dtype) or D.is_complex(x.dtype):
+        return ops.sign(x)
+    zero = num.full(x.shape, 0, x.dtype)
+    return ops.sub(num.cast(ops.lt(zero, x), x.dtype), num.cast(ops.lt(x, zero), x.dtype))
 
 
 def _rounding(core):
