@@ -144,7 +144,8 @@ def _w_flat(xp, a):
     b.flat[2:] = [10, 20, 30]  # a shorter value repeats, as NumPy's flatiter does
     c = a.flat[1:4]  # a copy: writes to it stay there
     c[0] = 1000
-    return [a.flat[3], c, next(iter(a.T.flat)), len(a.flat)]
+    return [a.flat[3], c, next(iter(a.T.flat)), len(a.flat), np.cumsum(a.T.flat),
+            np.add(a.flat, 1)]  # functions of a flatiter see its 1-D copy
 
 
 def _w_flat_setter(xp, a):

@@ -253,6 +253,16 @@ def view_dtype(a, dtype):
 
 # -- a.flat --------------------------------------------------------------------------------------
 
+def _unflat(v):
+    if isinstance(v, FlatIter):
+        return v._flat()
+    if isinstance(v, list | tuple):
+        return type(v)(_unflat(x) for x in v)
+    if isinstance(v, dict):
+        return {k: _unflat(x) for k, x in v.items()}
+    return v
+
+
 class FlatIter:
     """``a.flat``: NumPy's ``flatiter`` over a LazyArray -- reads are copies in C order
     (``a.flat[1:4]``, ``a.flat[[0, 5]]``), writes go into ``a`` (and so into its base
@@ -308,6 +318,15 @@ class FlatIter:
 
     def __array__(self, dtype=None, copy=None):
         return self._flat().__array__(dtype)
+
+    # NumPy functions and ufuncs of a flatiter see its 1-D copy (and stay lazy)
+    def __array_function__(self, func, types, args, kwargs):
+        return func(*_unflat(args), **_unflat(kwargs))
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if "out" in kwargs:
+            return NotImplemented  # NumPy cannot write through a flatiter either
+        return getattr(ufunc, method)(*_unflat(inputs), **kwargs)
 
     def copy(self):
         return self._flat()
