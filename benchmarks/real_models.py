@@ -19,12 +19,19 @@ equal eager's. Hugging Face ``transformers`` is optional: without it those model
 rows are skipped. ``--quick`` runs GPT-2 (eager, lazy) and the demo model (eager, lazy,
 compiled) at toy sizes, without inductor and the every-10th-step cases (CI proves the
 module runs).
+
+``python -m benchmarks.real_models [--models ...] [--impls ...] [--rounds N] [--threads N]``
+compares the implementations *interleaved* in one process (each built and warmed, then
+timed one step each per round; medians), for a shared machine whose load drifts; it
+prints a markdown table with the load average at start and end.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
+import time
 from functools import partial
 
 import numpy as np
@@ -240,3 +247,81 @@ def run(quick: bool) -> list[dict]:
                 reference = first
             rows.append(r)
     return rows
+
+
+# --- interleaved comparison (``python -m benchmarks.real_models``) ------------------------------
+
+def interleaved(models, impls, rounds: int, warmup: int = 3, new_tokens: int = 32) -> dict:
+    """Every implementation's step is built and warmed first, then timed in rounds of one
+    step each, so a load change on a shared machine hits every implementation alike.
+    Returns ``{case: {impl: (median_s, first_s)}}``; the first result must match eager's."""
+    out: dict = {}
+    for model in models:
+        if model in HF_MODELS + ("gpt2_generate",) and not _have_transformers():
+            continue
+        if model == "gpt2_generate":
+            cfg = config("gpt2", False)
+            makers = {impl: partial(generate, impl, cfg, new_tokens) for impl in impls}
+        else:
+            cfg = config(model, False)
+            makers = {impl: partial(train_step, model, impl, cfg) for impl in impls}
+        steps, first, reference = {}, {}, None
+        for impl, make in makers.items():
+            step = make()
+            t0 = time.perf_counter()
+            result = step()
+            first[impl] = time.perf_counter() - t0
+            if reference is None:
+                reference = result
+            elif model == "gpt2_generate":
+                np.testing.assert_array_equal(result, reference)
+            else:
+                np.testing.assert_allclose(result, reference, rtol=2e-4, atol=2e-5)
+            for _ in range(warmup):
+                step()
+            steps[impl] = step
+        times: dict = {impl: [] for impl in steps}
+        for _ in range(rounds):
+            for impl, step in steps.items():
+                t0 = time.perf_counter()
+                step()
+                times[impl].append(time.perf_counter() - t0)
+        out[model] = {impl: (statistics.median(v), first[impl]) for impl, v in times.items()}
+        print(_table_row(model, out[model], impls), flush=True)
+    return out
+
+
+def _table_row(case: str, cells: dict, impls) -> str:
+    base = cells[impls[0]][0]
+    parts = [f"{cells[impls[0]][0] * 1e3:.1f} ms"]
+    for impl in impls[1:]:
+        median, _ = cells[impl]
+        parts.append(f"{median * 1e3:.1f} ms ({base / median:.2f}×)")
+    first = cells[impls[-1]][1]
+    return f"| {case} | " + " | ".join(parts) + f" | {first:.1f} s |"
+
+
+def main(argv=None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="real_models, implementations interleaved "
+                                     "in one process (medians; × = eager time ÷ this time)")
+    parser.add_argument("--models", default="gpt2,bert,llama,demo,gpt2_generate")
+    parser.add_argument("--impls", default="eager_torch,lazy_torch,lazy_compiled")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args(argv)
+    if args.threads:
+        _threads.pin(args.threads)
+    import lazy_torch  # noqa: F401  (before eager PyTorch trains; see train_step)
+
+    impls = tuple(args.impls.split(","))
+    print(f"load average at start: {os.getloadavg()}, threads: {args.threads or 'default'}")
+    print("| case | " + " | ".join(impls) + f" | {impls[-1]}: first step |")
+    print("|---" * (len(impls) + 2) + "|")
+    interleaved(tuple(args.models.split(",")), impls, args.rounds)
+    print(f"load average at end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -65,7 +65,7 @@ def _host_literals(gm) -> None:
         node.kwargs = {k: v for k, v in node.kwargs.items() if k != "device"}
         with gm.graph.inserting_after(node):
             moved = gm.graph.call_method("to", (node, device))
-        node.replace_all_uses_with(moved, delete_user_cb=lambda user: user is not moved)
+        node.replace_all_uses_with(moved, delete_user_cb=lambda user, moved=moved: user is not moved)
         moved.meta = dict(node.meta)
         changed = True
     if changed:
