@@ -283,3 +283,25 @@ def test_inference_mode_takes_the_normal_path():
     _same(x, torch.full((3,), 2.0))
     with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
         x.mul_(2.0)
+
+
+def test_operators_read_views_after_their_base_changed():
+    base = torch.arange(6.0)
+    lazy = base.to(lt.device())
+    views = [lambda b: b[1:4], lambda b: b.view(2, 3).t()[1], lambda b: b.view(2, 3)[:, 0]]
+    for view in views:
+        v, lv = view(base), view(lazy)
+        _same(lv + 1.0, v + 1.0)  # learns the plan
+        base.mul_(2.0)
+        lazy.mul_(2.0)
+        _same(lv * lv, v * v)
+        _same(2 - lv, 2 - v)
+        _same(lv / lv, v / v)
+
+
+def test_reflected_sub_records_autograd_when_grad_is_required():
+    w = torch.tensor([1.0, 2.0]).to(lt.device()).requires_grad_()
+    out = (3.0 - w * 2).sum()
+    assert out.grad_fn is not None
+    out.backward()
+    _same(w.grad, torch.full((2,), -2.0))
