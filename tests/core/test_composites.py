@@ -79,6 +79,8 @@ CASES = {
     "where": (lambda: nm.where(A(X > 0), A(X), 0.0), lambda: np.where(X > 0, X, 0.0)),
     "arange": (lambda: nm.arange(2, 11, 3), lambda: np.arange(2, 11, 3)),
     "arange_float": (lambda: nm.arange(0.5, 2.0, 0.25), lambda: np.arange(0.5, 2.0, 0.25)),
+    "arange_length": (lambda: nm.arange(-1.5, step=0.5, length=5, dtype=np.float32),
+                      lambda: np.arange(-1.5, 1.0, 0.5, dtype=np.float32)),
     "linspace": (lambda: nm.linspace(-1, 2, 7), lambda: np.linspace(-1, 2, 7)),
     "eye": (lambda: nm.eye(3, 4, 1), lambda: np.eye(3, 4, 1)),
     "triu": (lambda: nm.triangle(A(M), 1, upper=True), lambda: np.triu(M, 1)),

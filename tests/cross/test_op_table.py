@@ -423,6 +423,10 @@ NN_RECORDS += [
                              "torch.max()": torch.max,
                              "torch.amin(0, keepdim)": lambda x: torch.amin(x, 0, keepdim=True),
                              "torch.min()": torch.min}}, REDUCE_CASES),
+    Record("prod", {"torch": {"torch.prod": torch.prod,
+                              "torch.prod(1, keepdim)": lambda x: torch.prod(x, 1, keepdim=True),
+                              "torch.prod(0, float64)": lambda x: torch.prod(
+                                  x, 0, dtype=torch.float64)}}, REDUCE_CASES, rtol=1e-6),
     Record("argmax", {"torch": {"torch.argmax(1)": lambda x: torch.argmax(x, 1),
                                 "torch.argmin(keepdim)": lambda x: torch.argmin(x, keepdim=True),
                                 "torch.argmin(0)": lambda x: torch.argmin(x, 0)}},
@@ -490,6 +494,13 @@ RECORDS += [
            (Case("spd", (_SPD,)), Case("batch-float32", (np.stack([_SPD, 2 * _SPD,
                                                                   np.eye(3)]).astype(np.float32),)),
             Case("not-positive-definite", (-_SPD,))), rtol=1e-5, atol_eps=4),
+]
+
+RECORDS += [
+    Record("fmax", {"torch": {"torch.fmax": torch.fmax}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)[:2])),
+    Record("fmin", {"torch": {"torch.fmin": torch.fmin}},
+           tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)[:2])),
 ]
 
 

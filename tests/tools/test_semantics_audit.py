@@ -101,13 +101,15 @@ def test_budgets_and_report(repo):
     assert audit.main(["--root", str(repo), "--max-composing", "4"]) == 0
 
 
-# Budgets that hold on this repository now: they may only go down. MAX_COMPOSING is the
+# Budgets that hold on this repository now: they may only go down. MAX_COMPOSING was the
 # count when issue 15 was filed (94 at ba9709a by this script); the elementwise family's
-# move took 19 functions out while other work added some (90 at this commit). The issue's
-# targets (under 15 composing functions, no unused composite, <= 9 frames per x + y) do
-# not hold yet; lower these as the frontends' algorithms move into the core.
-MAX_COMPOSING = 94
-MAX_UNUSED_COMPOSITES = 11
+# move took 19 functions out, the nn/losses/pooling/scatter/reductions families 39 more
+# (51 on the shared tree at this commit; the budget leaves 4 for work other sessions
+# have in flight). The one unused composite is ``elementwise``, the core's own API for
+# direct users (docs/concepts.md, tests/sharding), which no frontend needs. The issue's
+# targets (under 15 composing functions, <= 9 frames per x + y) do not hold yet.
+MAX_COMPOSING = 55
+MAX_UNUSED_COMPOSITES = 1
 # frames: lazy_torch took the core plans and trace.call builds nodes inline (4 / 4 / 5
 # measured); numpy and tf hold the issue's 9 until their owners pin their own.
 MAX_FRAMES = {"lazy_numpy": 9, "lazy_torch": 4, "lazy_tf": 9}
@@ -119,7 +121,13 @@ def test_repository_stays_within_its_semantics_budgets():
     assert audit.over_budget(data, MAX_COMPOSING, MAX_UNUSED_COMPOSITES) == [], listing
     # the elementwise family moved into the core: no frontend re-implements it
     moved = {"hypot", "copysign", "signbit", "trunc", "logaddexp", "logaddexp2",
-             "floor_divide", "remainder", "_float_divmod", "_logaddexp"}
+             "floor_divide", "remainder", "_float_divmod", "_logaddexp",
+             # and the nn, scatter, pooling and reduction families
+             "native_layer_norm", "_nll_loss_forward", "nll_loss_backward", "_one_hot",
+             "_check_targets", "max_pool_with_indices", "max_pool_backward",
+             "index_add", "index_fill", "vector_norm", "sparse_xent_core", "_batch_normalization",
+             "_moments", "_dropout", "_weighted_xent", "_sigmoid_xent", "_nanvar",
+             "_quantile_lazy", "_band_part"}
     assert not [c for c in data["composing"]["functions"] if c["function"] in moved]
 
 

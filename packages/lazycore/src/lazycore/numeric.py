@@ -35,6 +35,8 @@ from .composites.elementwise import (
     floor_divide,
     floor_divmod,
     floor_mod,
+    fmax,
+    fmin,
     fmod,
     hypot,
     logaddexp,

@@ -36,8 +36,7 @@ def prims_sum(x, dims, *, output_dtype=None):
 @lower("prod.dim_int", "prod.default")
 def prod(x, dim=None, keepdim=False, *, dtype=None):
     dims = (wrap_dim(dim, x.ndim),) if dim is not None and x.ndim else tuple(range(x.ndim))
-    x = num.cast(x, _sum_dtype(x, dtype))
-    return _keep(ops.reduce_prod(x, axes=dims), x, dims, keepdim)
+    return num.prod(x, dims, keepdim, dtype=_sum_dtype(x, dtype))
 
 
 @lower("prims.prod.default")

@@ -7,7 +7,7 @@ import math
 
 import lazycore as lc
 
-from .common import D, compute_dtype, full_like, num, ops, wrap_dim, wrap_dims
+from .common import D, compute_dtype, num, ops, wrap_dim, wrap_dims
 from .registry import lower
 
 
@@ -338,10 +338,4 @@ def masked_fill(x, mask, value):
 def iota(length, *, start, step, dtype, device=None, requires_grad=False):
     from .common import to_np
 
-    dt = to_np(dtype)
-    idx = ops.iota(dtype=dt, shape=(length,), dimension=0)
-    if step != 1:
-        idx = ops.mul(idx, full_like(idx, step))
-    if start != 0:
-        idx = ops.add(idx, full_like(idx, start))
-    return idx
+    return num.arange(start, step=step, dtype=to_np(dtype), length=length)

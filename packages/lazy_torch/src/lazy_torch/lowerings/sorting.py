@@ -36,15 +36,11 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - ATen name
     return ops.slice(values, **cut), ops.slice(idx, **cut)
 
 
-def _nan_ignoring(core):
-    def fn(x, y):
-        a, b = promote([x, y])
-        out = ops.get(core)(a, b)
-        if not D.is_inexact(a.dtype):
-            return out
-        return ops.select(ops.ne(a, a), b, ops.select(ops.ne(b, b), a, out))
-    return fn
+@lower("fmax.default", "prims.fmax.default")
+def fmax(x, y):
+    return num.fmax(*promote([x, y]))
 
 
-lower("fmax.default", "prims.fmax.default")(_nan_ignoring("max"))
-lower("fmin.default", "prims.fmin.default")(_nan_ignoring("min"))
+@lower("fmin.default", "prims.fmin.default")
+def fmin(x, y):
+    return num.fmin(*promote([x, y]))

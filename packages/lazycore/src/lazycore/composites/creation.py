@@ -20,16 +20,22 @@ def ones(shape, dtype) -> Tensor:
     return full(shape, 1, dtype)
 
 
-def arange(start, stop=None, step=1, dtype=None) -> Tensor:
-    """``start + step * iota``; the length is static, computed as NumPy does."""
-    if stop is None:
-        start, stop = 0, start
-    if step == 0:
-        raise ValueError("step must be nonzero")
-    if dtype is None:
-        dtype = np.result_type(start, stop, step)
+def arange(start, stop=None, step=1, dtype=None, length=None) -> Tensor:
+    """``start + step * iota`` (computed in int64 or float64, then cast); the length is
+    static: ``length``, or from ``stop`` as NumPy computes it."""
+    if length is not None:
+        n = int(length)
+        if dtype is None:
+            dtype = np.result_type(start, step)
+    else:
+        if stop is None:
+            start, stop = 0, start
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        if dtype is None:
+            dtype = np.result_type(start, stop, step)
+        n = max(0, math.ceil((stop - start) / step))
     dtype = canonical(dtype)
-    n = max(0, math.ceil((stop - start) / step))
     idx = ops.iota(dtype=np.int64 if is_integer(dtype) else np.float64, shape=(n,), dimension=0)
     out = ops.add(ops.mul(idx, full((n,), step, idx.dtype)), full((n,), start, idx.dtype))
     return cast(out, dtype)

@@ -108,6 +108,23 @@ def angle(x: Tensor, deg: bool = False) -> Tensor:
     return ops.mul(r, _like(r, 180 / np.pi)) if deg else r
 
 
+def fmax(x: Tensor, y: Tensor) -> Tensor:
+    """The larger operand, ignoring NaN (NaN only where both are); equal operands give
+    the first (``fmax(-0., 0.)`` is -0., as PyTorch's kernels)."""
+    return _pick(ops.lt(x, y), x, y)
+
+
+def fmin(x: Tensor, y: Tensor) -> Tensor:
+    """The smaller operand, ignoring NaN; equal operands give the first."""
+    return _pick(ops.lt(y, x), x, y)
+
+
+def _pick(take_y, x, y):
+    if is_floating(x.dtype):
+        take_y = ops.bitwise_or(take_y, _is_nan(x))
+    return ops.select(take_y, y, x)
+
+
 def divide_no_nan(x: Tensor, y: Tensor) -> Tensor:
     """``x / y``, but 0 where ``y == 0`` (even for NaN or infinite ``x``; TF's
     ``divide_no_nan``)."""
