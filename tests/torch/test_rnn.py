@@ -148,3 +148,14 @@ def test_core_scan_reverse_and_carry_check():
     np.testing.assert_array_equal(lc.to_numpy(ys), [[12, 15], [10, 12], [6, 7], [0, 0]])
     with pytest.raises(lc.ShapeError, match="changed a carry"):
         scan(lambda c, x, k: ([x[0]], []), [lc.asarray(np.zeros(3))], [xs])
+
+
+def test_second_derivative_raises(dev):
+    """``once_differentiable`` alone would let a gradient whose graph only reaches the
+    layer through saved values pass silently incomplete: the backward refuses at once."""
+    module = nn.GRU(3, 4).to(dev)
+    x = torch.randn(5, 2, 3).to(dev).requires_grad_()
+    out, _ = module(x)
+    with pytest.raises(RuntimeError, match="second derivative"):
+        torch.autograd.grad(out.sum(), x, create_graph=True)
+    lazy_torch.sync()

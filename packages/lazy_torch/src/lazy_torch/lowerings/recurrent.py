@@ -18,7 +18,6 @@ Packed sequences (``lstm.data``) are not intercepted: they keep the decompositio
 from __future__ import annotations
 
 import torch
-from torch.autograd.function import once_differentiable
 
 from lazycore.ops.control import scan
 
@@ -161,8 +160,11 @@ class _Recurrence(torch.autograd.Function):
         return (wrap(saved[0]), *[wrap(f, fresh=True) for f in finals])  # saved[0] is kept
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, d_out, *d_finals):
+        if torch.is_grad_enabled():  # create_graph=True: the scan has no derivative of its own
+            raise RuntimeError("lazy_torch: a second derivative through nn.LSTM/GRU/RNN "
+                               "(autograd.grad(..., create_graph=True) over a recurrent layer) "
+                               "is not supported on the lazy device")
         cell, reverse = ctx.cell, ctx.reverse
         consts, h0s, saved = ctx.core
         out = saved[0]
