@@ -117,6 +117,7 @@ NUMPY_OPS = {
     "to_i32": (lambda x, y: x.astype(np.int32), "ix"), "lshift": (lambda x, y: x << 3, "ix"),
     "rshift": (lambda x, y: x >> 1, "ix"), "invert": (lambda x, y: ~x, "ix"),
     "add_const": (lambda x, y: x + x.dtype.type(100), "ix"),
+    "clip": (lambda x, y: np.clip(x, -1, 1), "fixz"),  # a Python -1 beyond uint8: no bound
     "iadd_view": (lambda x, y: _iadd_view(x, y), "fix"),
 }
 

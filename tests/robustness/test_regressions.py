@@ -60,3 +60,16 @@ def test_numpy_output_casting_is_checked_before_broadcasting():
         return a
 
     _same_outcome(lambda: run(np.asarray), lambda: run(lnp.asarray))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int64"])
+@pytest.mark.parametrize("bounds", [(-1, 1), (-1, 300), (-(2 ** 70), 2), (300, 400), (None, -1),
+                                    (2, 5)])
+def test_numpy_clip_python_int_bounds_beyond_the_dtype(dtype, bounds):
+    """NumPy 2 drops a Python-int bound beyond an integer array's range (and raises
+    OverflowError for one on the wrong side); found by test_fuzz_extremes."""
+    lnp = pytest.importorskip("lazy_numpy")
+    x = np.array([0, 1, 2, 100, 127], dtype)
+    _same_outcome(lambda: np.clip(x, *bounds), lambda: np.clip(lnp.asarray(x), *bounds))
+    got, want = np.clip(lnp.asarray(x), -1, 1), np.clip(x, -1, 1)
+    assert np.asarray(got).dtype == want.dtype

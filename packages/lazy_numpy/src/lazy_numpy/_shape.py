@@ -663,6 +663,11 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, 
     hi = None if hi is np._NoValue else hi
     if kwargs:
         raise NotLazy("clip")
+    dtype = tensor(a).dtype
+    if dtype.kind in "iu":  # NumPy 2: a Python-int bound beyond the integer dtype is no bound
+        info = np.iinfo(dtype)
+        lo = None if type(lo) is int and lo <= info.min else lo
+        hi = None if type(hi) is int and hi >= info.max else hi
     if lo is None and hi is None:
         return LazyArray(tensor(a)) if out is None else np.positive(a, out=out)
     if hi is None:
