@@ -170,6 +170,8 @@ def _torch_ops(torch):
         "invert": (lambda x, y: ~x, "ix"), "add_const": (lambda x, y: x + 100, "ix"),
         "mul_const": (lambda x, y: x * 3, "ix"), "iadd_view": (iadd_view, "fix"),
         "sort": (lambda x, y: x.sort()[0], "fixz"),
+        "clamp_int": (lambda x, y: x.clamp(-1, 1), "ix"),  # -1 wraps into unsigned dtypes
+        "fill_neg": (lambda x, y: x.fill_(-1), "ix"),
     }
 
 

@@ -429,6 +429,18 @@ def test_sign_of_nan_and_negative_zero_is_eagers(dev):
     assert torch.equal(torch.sgn(x.to(dev)).cpu(), torch.sgn(x))
 
 
+@pytest.mark.parametrize("op", [lambda t: t.fill_(-1), lambda t: t.clamp(-1, 1),
+                                lambda t: torch.full_like(t, -3), lambda t: t.clamp(min=-7),
+                                lambda t: t.fill_(-256), lambda t: t.clamp(-255, 300)])
+def test_negative_python_int_wraps_into_unsigned_like_eager(dev, op):
+    """Eager wraps a Python int in [-max, 0) into an unsigned dtype (c10's checked
+    conversion) and raises beyond; found by tests/robustness/test_fuzz_extremes.py."""
+    x = torch.tensor([0, 3, 255], dtype=torch.uint8)
+    want = _outcome(lambda: op(x.clone()))
+    got = _outcome(lambda: op(x.clone().to(dev)))
+    assert (got is want) if isinstance(want, type) else torch.equal(got, want)
+
+
 def test_abs_of_unsigned_compiles(dev):
     """XLA's abs rejects unsigned types; eager's abs of one is the identity (found by
     tests/robustness/test_fuzz_extremes.py)."""

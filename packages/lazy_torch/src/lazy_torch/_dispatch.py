@@ -52,8 +52,34 @@ def dispatch(func, args, kwargs):
         if any(type(a) is int and not -(1 << 63) <= a < (1 << 64)
                for a in (*args, *kwargs.values())):
             raise OverflowError("int too big to convert") from None  # eager's, at unpacking
+        wrapped = _wrap_negative_unsigned(args, kwargs)
+        if wrapped is not None:
+            return dispatch(func, *wrapped)
         raise RuntimeError(f"value cannot be converted to the tensor's type without overflow"
                            f" ({e}) [{func.__name__}]") from None
+
+
+_UNSIGNED = {torch.uint8: 8, torch.uint16: 16, torch.uint32: 32, torch.uint64: 64}
+
+
+def _wrap_negative_unsigned(args, kwargs):
+    """Eager converts a negative Python int ``v >= -max`` for an unsigned dtype by
+    wrapping (c10's checked conversion: ``uint8.fill_(-1)`` is 255, ``clamp(-1, 1)``
+    clamps to 255 then 1); the core raises OverflowError there. (args, kwargs) with those
+    ints wrapped into the op's unsigned dtype, or None where nothing applies."""
+    dtype = kwargs.get("dtype")
+    if dtype is None:
+        dtype = next((a.dtype for a in args if isinstance(a, torch.Tensor)), None)
+    bits = _UNSIGNED.get(dtype)
+    if bits is None:
+        return None
+
+    def fix(a):
+        return a + (1 << bits) if type(a) is int and -((1 << bits) - 1) <= a < 0 else a
+    new_args, new_kwargs = tuple(fix(a) for a in args), {k: fix(v) for k, v in kwargs.items()}
+    if new_args == tuple(args) and new_kwargs == kwargs:
+        return None
+    return new_args, new_kwargs
 
 
 _tensor._dispatch = dispatch
