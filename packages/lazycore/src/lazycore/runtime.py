@@ -133,29 +133,33 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
         diagnostics.before_sync(cause, full)  # allow_sync guard, profile step marks
         if full:
             _reset_trace_limit()
-        live = _snapshot()  # one snapshot per sync: pending values, donation, what is left
-        pending = [t for t in live if t.node.op not in LEAF_OPS]
-        targets = pending if full else [t for t in tensors if t.node.op not in LEAF_OPS]
-        if not targets and not checks.pending():
-            return
-        whole = full
-        if not full and cause not in diagnostics.STEP_CAUSES:  # an observation
-            targets, whole = steps.observation_targets(targets, pending, settings.observe)
+        pending = pending_tensors()  # once per sync: the step model and what is left
         try:
-            outputs = _run(targets, whole, cause, live)
-        except ExecutionError as error:
-            if len(targets) == 1:
-                _poison(targets[0], error)
-                raise
-            failures = _run_each(targets, cause)
-            raise failures[0] from None
-        if not full and not any(t.node.op not in LEAF_OPS for t in pending):
-            _reset_trace_limit()  # nothing left pending: the trace starts afresh
+            targets = pending if full else [t for t in tensors if t.node.op not in LEAF_OPS]
+            if not targets and not checks.pending():
+                return
+            whole = full
+            if not full and cause not in diagnostics.STEP_CAUSES:  # an observation
+                targets, whole = steps.observation_targets(targets, pending, settings.observe)
+            try:
+                outputs = _run(targets, whole, cause)
+            except ExecutionError as error:
+                if len(targets) == 1:
+                    _poison(targets[0], error)
+                    raise
+                failures = _run_each(targets, cause)
+                raise failures[0] from None
+            if not full and not any(t.node.op not in LEAF_OPS for t in pending):
+                _reset_trace_limit()  # nothing left pending: the trace starts afresh
+        finally:
+            # a raised error's traceback keeps this frame: it must not keep every
+            # pending handle alive (a later sync would compute them)
+            pending = None
         if wait:
             jax.block_until_ready(outputs)
 
 
-def _run(targets, full: bool, cause: str, live: list | None = None):
+def _run(targets, full: bool, cause: str):
     targets = sorted(targets, key=_creation_order)  # the live set is unordered; keys must not be
     roots: list[Node] = []
     seen: set[int] = set()
@@ -172,7 +176,7 @@ def _run(targets, full: bool, cause: str, live: list | None = None):
     if failed:
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
-    donate = (_donatable(program, live)
+    donate = (_donatable(program)
               if full and settings.donate and _alone()
               and not _holds
               and not diagnostics.verifying()  # verify re-reads the inputs after the run
@@ -272,10 +276,9 @@ def wait() -> None:
     jax.block_until_ready(arrays)
 
 
-def _donatable(program: Program, live: list | None = None) -> tuple[int, ...]:
-    """Inputs no live handle holds whose aval an output can reuse (``live``: the sync's
-    snapshot of live handles)."""
-    held = {id(t.node) for t in (_snapshot() if live is None else live)}
+def _donatable(program: Program) -> tuple[int, ...]:
+    """Inputs no live handle holds whose aval an output can reuse."""
+    held = {id(t.node) for t in _snapshot()}
     out_avals: dict = {}
     for pos in program.output_positions:
         aval = program.nodes[pos].aval
