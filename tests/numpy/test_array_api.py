@@ -220,3 +220,13 @@ def test_complex_hyperbolic_past_exp_overflow_match_numpy(name, tier):
         want = getattr(np, name)(z)
     got = np.asarray(getattr(np, name)(lnp.asarray(z)))
     _same_parts(got, want, 1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_finfo_fields_are_python_numbers_as_array_api_strict(dtype):
+    ns = lnp.asarray(F).__array_namespace__()
+    got, want = ns.finfo(getattr(ns, dtype)), xs.finfo(getattr(xs, dtype))
+    for field in ("bits", "eps", "max", "min", "smallest_normal"):
+        value = getattr(got, field)
+        assert type(value) is type(getattr(want, field)) and value == getattr(want, field)
+    assert got.dtype == np.dtype(getattr(want.dtype, "_np_dtype", want.dtype))

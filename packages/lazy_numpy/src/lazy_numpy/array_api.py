@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -172,8 +173,21 @@ def result_type(*arrays_and_dtypes):
                             for a in arrays_and_dtypes])
 
 
+class _FInfo(NamedTuple):
+    """The standard's finfo: Python floats (NumPy's float32 finfo holds float32 scalars)."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+
+
 def finfo(type, /):  # noqa: A002
-    return np.finfo(type.dtype if isinstance(type, LazyArray) else type)
+    info = np.finfo(type.dtype if isinstance(type, LazyArray) else type)
+    return _FInfo(int(info.bits), float(info.eps), float(info.max), float(info.min),
+                        float(info.smallest_normal), info.dtype)
 
 
 def iinfo(type, /):  # noqa: A002
