@@ -503,6 +503,61 @@ RECORDS += [
            tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)[:2])),
 ]
 
+def _three(values, dt):
+    """Three operands: every edge value of ``x`` against a cycle of the others."""
+    a = np.array(values, dt)
+    return a, np.roll(a, 3), np.roll(a, 7)
+
+
+THREE = tuple(Case(f"edges-{np.dtype(dt).name}", _three(FLOATS, dt))
+              for dt in (np.float32, np.float64))
+RECORDS += [
+    Record("clamp", {"torch": {
+        "torch.clamp(t, t)": torch.clamp,
+        "torch.clamp(-1, 2.5)": lambda x, lo, hi: torch.clamp(x, -1.0, 2.5),
+        "torch.clamp(min=nan)": lambda x, lo, hi: torch.clamp(x, min=NAN),
+        "torch.clamp_max(t)": lambda x, lo, hi: torch.clamp_max(x, hi)}},
+        THREE + (Case("ints", _three((0, 1, -1, 7, -7, 3, 2, -2, 9), np.int64)),)),
+    Record("lerp", {"torch": {
+        "torch.lerp(tensor w)": lambda a, b, w: torch.lerp(a, b, w),
+        "torch.lerp(0.25)": lambda a, b, w: torch.lerp(a, b, 0.25),
+        "torch.lerp(0.75)": lambda a, b, w: torch.lerp(a, b, 0.75)}}, THREE, rtol=1e-6),
+    Record("addcmul", {"torch": {
+        "torch.addcmul": torch.addcmul,
+        "torch.addcmul(value=-0.5)": lambda x, a, b: torch.addcmul(x, a, b, value=-0.5)}},
+        THREE),
+    Record("addcdiv", {"torch": {
+        "torch.addcdiv": torch.addcdiv,
+        "torch.addcdiv(value=3)": lambda x, a, b: torch.addcdiv(x, a, b, value=3)}}, THREE),
+]
+
+
+def _unscale(g, inv):
+    grads, found = [g.clone(), (g * 2).clone()], torch.zeros(1, device=g.device)
+    torch._amp_foreach_non_finite_check_and_unscale_(grads, found, inv)
+    return grads[0], grads[1], found
+
+
+def _update_scale(scale, found):
+    scale = scale.clone()
+    tracker = torch.ones(1, dtype=torch.int32, device=scale.device)
+    torch._amp_update_scale_(scale, tracker, found, 2.0, 0.5, 2)
+    return scale, tracker
+
+
+RECORDS += [
+    Record("unscale", {"torch": {"torch._amp_foreach_non_finite_check_and_unscale_": _unscale}},
+           (Case("edges", (np.array(FLOATS, np.float32), np.array([0.5], np.float32))),
+            Case("finite", (np.array([1.0, -0.0, 3e30, 1e-30], np.float32),
+                            np.array([1 / 65536], np.float32))),
+            Case("half", (np.array([1.0, -0.0, 6e4, 1e-4], np.float16),
+                          np.array([1 / 3], np.float32))))),
+    Record("update_loss_scale", {"torch": {"torch._amp_update_scale_": _update_scale}},
+           tuple(Case(name, (np.array([s], np.float32), np.array([f], np.float32)))
+                 for name, s, f in (("clean-grows", 65536.0, 0.0), ("inf-backs-off", 65536.0, 1.0),
+                                    ("growth-overflows", 3e38, 0.0)))),
+]
+
 
 # -- running one API eagerly and lazily ---------------------------------------------------
 

@@ -29,7 +29,10 @@ from .composites.creation import (
 from .composites.dynamic import argwhere, count_true, unique
 from .composites.dynamic import nonzero_mask as nonzero
 from .composites.elementwise import (
+    addcdiv,
+    addcmul,
     angle,
+    clamp,
     copysign,
     divide_no_nan,
     floor_divide,
@@ -39,6 +42,7 @@ from .composites.elementwise import (
     fmin,
     fmod,
     hypot,
+    lerp,
     logaddexp,
     logaddexp2,
     nan_to_num,
@@ -64,6 +68,7 @@ from .composites.indexing import (
     write_element,
 )
 from .composites.linalg import einsum, logdet_cholesky, matmul, tensordot
+from .composites.loss_scaling import unscale, update_loss_scale
 from .composites.losses import (
     cross_entropy,
     mse_loss,

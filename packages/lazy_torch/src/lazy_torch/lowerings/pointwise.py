@@ -378,25 +378,10 @@ def clamp(x, min=None, max=None):  # noqa: A002 - ATen names
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dt = compute_dtype([a for a in (x, min, max) if a is not None])
-    out = num.cast(x, dt)
-    if min is not None:
-        lo = num.broadcast_to(num.cast(min, dt), out.shape) if isinstance(min, lc.Tensor) \
-            else num.full(out.shape, min, dt)
-        if isinstance(min, lc.Tensor) and min.ndim > out.ndim or (
-                isinstance(min, lc.Tensor) and num.broadcast_shapes(min.shape, out.shape)
-                != out.shape):
-            out = num.broadcast_to(out, num.broadcast_shapes(min.shape, out.shape))
-            lo = num.broadcast_to(num.cast(min, dt), out.shape)
-        out = ops.select(ops.ne(lo, lo), lo, ops.max(out, lo)) if D.is_inexact(dt) else \
-            ops.max(out, lo)
-    if max is not None:
-        if isinstance(max, lc.Tensor) and num.broadcast_shapes(max.shape, out.shape) != out.shape:
-            out = num.broadcast_to(out, num.broadcast_shapes(max.shape, out.shape))
-        hi = num.broadcast_to(num.cast(max, dt), out.shape) if isinstance(max, lc.Tensor) \
-            else num.full(out.shape, max, dt)
-        out = ops.select(ops.ne(hi, hi), hi, ops.min(out, hi)) if D.is_inexact(dt) else \
-            ops.min(out, hi)
-    return out
+    shape = num.broadcast_shapes(*[a.shape for a in (x, min, max) if isinstance(a, lc.Tensor)])
+    bounds = [None if v is None else num.broadcast_to(num.cast(v, dt), shape)
+              if isinstance(v, lc.Tensor) else num.full(shape, v, dt) for v in (min, max)]
+    return num.clamp(num.broadcast_to(num.cast(x, dt), shape), *bounds)
 
 
 @lower("clamp_min.default", "clamp_min_.default", "clamp_min.Tensor", "clamp_min_.Tensor")
@@ -419,40 +404,17 @@ def lerp(x, end, weight):
     dt = compute_dtype([x, end])
     a, b = promote([x, end], dtype=dt)
     if isinstance(weight, float | int) and not D.is_complex(dt):
-        return _lerp_static(a, b, weight, dt)
-    w = num.broadcast_to(num.cast(weight, dt), a.shape) if isinstance(weight, lc.Tensor) \
-        else num.full(a.shape, weight, dt)
-    if isinstance(weight, lc.Tensor) and num.broadcast_shapes(weight.shape, a.shape) != a.shape:
-        shape = num.broadcast_shapes(weight.shape, a.shape)
-        a, b, w = (num.broadcast_to(t, shape) for t in (a, b, num.cast(weight, dt)))
-    diff = ops.sub(b, a)
-    # PyTorch: weight < 0.5 ? start + w * diff : end - diff * (1 - w)
-    low = ops.add(a, ops.mul(w, diff))
-    high = ops.sub(b, ops.mul(diff, ops.sub(full_like(w, 1), w)))
-    return ops.select(ops.lt(ops.abs(w), full_like(w, 0.5, D.real_dtype(w.dtype)))
-                      if not D.is_complex(dt) else ops.lt(ops.abs(w), full_like(
-                          ops.abs(w), 0.5)), low, high)
-
-
-def _lerp_static(a, b, weight, dt):
-    """A Python weight picks PyTorch's branch at trace time (optimizers' ``lerp_``):
-    ``|w| < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w)``, with ``1 - w`` rounded
-    in the op's dtype as the kernel computes it."""
-    diff = ops.sub(b, a)
-    if abs(weight) < 0.5:
-        return ops.add(a, ops.mul(num.full(a.shape, weight, dt), diff))
-    one_minus = np.asarray(1, dt) - np.asarray(weight, dt)
-    return ops.sub(b, ops.mul(diff, num.full(a.shape, one_minus.item(), dt)))
+        return num.lerp(a, b, weight)
+    w = num.cast(weight, dt) if isinstance(weight, lc.Tensor) else num.full(a.shape, weight, dt)
+    shape = num.broadcast_shapes(w.shape, a.shape)
+    a, b, w = (num.broadcast_to(t, shape) for t in (a, b, w))
+    return num.lerp(a, b, w)
 
 
 @lower("addcmul.default", "addcmul_.default")
 def addcmul(x, t1, t2, *, value=1):
     dt = compute_dtype([x, t1, t2])
-    a, b, c = promote([x, t1, t2], dtype=dt)
-    prod = ops.mul(b, c)
-    if value != 1:
-        prod = ops.mul(prod, num.full(prod.shape, value, dt))
-    return ops.add(a, prod)
+    return num.addcmul(*promote([x, t1, t2], dtype=dt), value)
 
 
 @lower("addcdiv.default", "addcdiv_.default")
@@ -462,11 +424,7 @@ def addcdiv(x, t1, t2, *, value=1):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
                            "future release addcdiv will perform a true division of tensor1 and "
                            "tensor2.")
-    a, b, c = promote([x, t1, t2], dtype=dt)
-    q = ops.div(b, c)
-    if value != 1:
-        q = ops.mul(q, num.full(q.shape, value, dt))
-    return ops.add(a, q)
+    return num.addcdiv(*promote([x, t1, t2], dtype=dt), value)
 
 
 def _float_only(x, y, kernel):

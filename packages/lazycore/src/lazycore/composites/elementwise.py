@@ -125,6 +125,46 @@ def _pick(take_y, x, y):
     return ops.select(take_y, y, x)
 
 
+def clamp(x: Tensor, lo: Tensor | None = None, hi: Tensor | None = None) -> Tensor:
+    """``min(max(x, lo), hi)`` with bounds of ``x``'s shape and dtype; a NaN bound gives
+    NaN (PyTorch's ``clamp``), a NaN ``x`` stays NaN."""
+    out = x
+    for bound, op in ((lo, ops.max), (hi, ops.min)):
+        if bound is not None:
+            out = op(out, bound)
+            if is_floating(x.dtype) or is_complex(x.dtype):
+                out = ops.select(_is_nan(bound), bound, out)
+    return out
+
+
+def lerp(a: Tensor, b: Tensor, weight) -> Tensor:
+    """``a + w * (b - a)`` for ``|w| < 0.5``, else ``b - (b - a) * (1 - w)`` (exact at
+    both ends, as PyTorch's kernels). A Python ``weight`` picks the branch while tracing,
+    ``1 - w`` rounded in the operands' dtype; a tensor ``weight`` has ``a``'s shape."""
+    diff = ops.sub(b, a)
+    if not isinstance(weight, Tensor):
+        if abs(weight) < 0.5:
+            return ops.add(a, ops.mul(_like(a, weight), diff))
+        one_minus = np.asarray(1, a.dtype) - np.asarray(weight, a.dtype)
+        return ops.sub(b, ops.mul(diff, _like(a, one_minus.item())))
+    low = ops.add(a, ops.mul(weight, diff))
+    high = ops.sub(b, ops.mul(diff, ops.sub(_like(weight, 1), weight)))
+    magnitude = ops.abs(weight)
+    return ops.select(ops.lt(magnitude, _like(magnitude, 0.5)), low, high)
+
+
+def addcmul(x: Tensor, t1: Tensor, t2: Tensor, value=1) -> Tensor:
+    """``x + value * t1 * t2``, evaluated left to right as PyTorch's kernels do."""
+    scaled = t1 if value == 1 else ops.mul(_like(t1, value), t1)
+    return ops.add(x, ops.mul(scaled, t2))
+
+
+def addcdiv(x: Tensor, t1: Tensor, t2: Tensor, value=1) -> Tensor:
+    """``x + value * t1 / t2``, evaluated left to right (``(value * t1) / t2``)."""
+    scaled = t1 if value == 1 else ops.mul(_like(t1, value), t1)
+    return ops.add(x, ops.div(scaled, t2))
+
+
 def divide_no_nan(x: Tensor, y: Tensor) -> Tensor:
     """``x / y``, but 0 where ``y == 0`` (even for NaN or infinite ``x``; TF's
     ``divide_no_nan``)."""
