@@ -190,4 +190,5 @@ SPECIAL = {"sort", "top_k", "gather", "scatter", "scatter_add", "scatter_mul", "
            "linalg_eigh", "linalg_svd", "linalg_slogdet", "linalg_lstsq", "linalg_matrix_rank",
            "linalg_triangular_solve",
            "sharding_constraint",
+           "scan",  # tests/core/test_scan.py
            "call"}  # tests/core/test_subprogram.py  # tests/core/test_sharding.py, tests/sharding

@@ -11,7 +11,6 @@ import torch
 from torch import nn
 
 import lazy_torch
-import lazycore as lc
 
 # (module kind, num_layers, bidirectional, batch_first, bias, initial states given)
 CASES = [
@@ -134,20 +133,6 @@ def test_dropout_between_layers_trains(dev):
     out.sum().backward()
     assert all(p.grad is not None for p in lazy.parameters())
     assert out.shape == (5, 2, 4)
-
-
-def test_core_scan_reverse_and_carry_check():
-    import numpy as np
-
-    from lazycore.ops.control import scan
-
-    xs = lc.asarray(np.arange(8.0).reshape(4, 2))
-    (last,), (ys,) = scan(lambda c, x, k: ([lc.ops.add(c[0], x[0])], [c[0]]),
-                          [lc.asarray(np.zeros(2))], [xs], reverse=True)
-    np.testing.assert_array_equal(lc.to_numpy(last), [12.0, 16.0])
-    np.testing.assert_array_equal(lc.to_numpy(ys), [[12, 15], [10, 12], [6, 7], [0, 0]])
-    with pytest.raises(lc.ShapeError, match="changed a carry"):
-        scan(lambda c, x, k: ([x[0]], []), [lc.asarray(np.zeros(3))], [xs])
 
 
 def test_second_derivative_raises(dev):
