@@ -97,7 +97,7 @@ def to_core(v, dtype=None) -> lc.Tensor:
     if isinstance(v, tf.Tensor | tf.Variable):
         if dtype is not None and to_np(v.dtype) != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {v.dtype.name}")
-        return lc.asarray(np.asarray(v.numpy()))
+        return _device_data(np.asarray(v.numpy()))
     inner = lazy_inside(v)
     if inner is not None:
         return to_core(inner, dtype)
@@ -109,6 +109,32 @@ def to_core(v, dtype=None) -> lc.Tensor:
             raise
         t = tf.convert_to_tensor(v)  # TF then reports the dtype mismatch itself
     return lc.asarray(np.asarray(t.numpy()))
+
+
+_SCALARS: dict = {}  # (dtype, bytes) -> device data of an eager scalar
+_MAX_SCALARS = 1024
+
+
+def _device_data(arr: np.ndarray) -> lc.Tensor:
+    """An eager tensor's value as device data. Scalars are uploaded once per value:
+    Keras's optimizers make the same eager constants (``beta_1``, ``epsilon`` cast to
+    the variable's dtype) for every variable at every step, and an upload costs more
+    than the op it feeds. Device data is immutable, so sharing a handle is safe; an
+    ``ltf.Variable`` uploads its own initial value (two variables sharing one input of
+    step 1's program would make step 2's program another one). Cached handles sort
+    with variables (see ``_variable``)."""
+    if arr.ndim:
+        return lc.asarray(arr)
+    key = (arr.dtype, arr.tobytes())
+    out = _SCALARS.get(key)
+    if out is None:
+        if len(_SCALARS) >= _MAX_SCALARS:
+            _SCALARS.clear()
+        from ._variable import _variable_seq
+
+        out = _SCALARS[key] = lc.asarray(arr)
+        out.seq = _variable_seq()  # sorts as state does: first made in step 1 or not,
+    return out                     # the step's program is the same
 
 
 def lazy_inside(v):

@@ -94,7 +94,10 @@ def _unbind(api_func):
     ``leaky_relu``'s alpha); recover the API and those arguments."""
     if api_func in _BY_FUNC or getattr(api_func, "__name__", "") != "<lambda>":
         return api_func, (), {}
-    free = inspect.getclosurevars(api_func).nonlocals
+    # the closure's cells by name (what inspect.getclosurevars reads, without its
+    # globals/builtins scan: this runs for every tf.cast)
+    free = dict(zip(api_func.__code__.co_freevars,
+                    (c.cell_contents for c in api_func.__closure__ or ()), strict=True))
     return free["api"], tuple(free.get("args", ())), dict(free.get("kwargs", {}))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import tensorflow as tf
 from tensorflow.python.trackable import base as _trackable
 
@@ -72,7 +73,7 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
                 t = lc.numeric.cast(t, to_np(dtype))
         else:
             eager = tf.convert_to_tensor(initial_value, dtype=dtype)
-            t = to_core(eager)
+            t = lc.asarray(np.asarray(eager.numpy()))  # its own data (not a shared scalar)
         value = lc.Tensor(t.node)  # a fresh handle: assigning must not re-point the source
         value.seq = _variable_seq()
         _settle(value)
