@@ -107,7 +107,7 @@ def test_budgets_and_report(repo):
 # families most of the rest (44 on the shared tree at this commit; the budget leaves 4
 # for work other sessions have in flight). The one unused composite is ``elementwise``, the core's own API for
 # direct users (docs/concepts.md, tests/sharding), which no frontend needs. The issue's
-# targets (under 15 composing functions, <= 9 frames per x + y) do not hold yet.
+# composing-function target (under 15, each with a reason) does not hold yet.
 MAX_COMPOSING = 48
 MAX_UNUSED_COMPOSITES = 1
 # frames: lazy_torch took the core plans and trace.call builds nodes inline (4 / 4 / 5
