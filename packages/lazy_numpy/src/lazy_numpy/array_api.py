@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import NamedTuple
+from typing import NamedTuple as _NamedTuple
 
 import numpy as np
 
@@ -173,7 +173,7 @@ def result_type(*arrays_and_dtypes):
                             for a in arrays_and_dtypes])
 
 
-class _FInfo(NamedTuple):
+class _FInfo(_NamedTuple):
     """The standard's finfo: Python floats (NumPy's float32 finfo holds float32 scalars)."""
 
     bits: int
