@@ -11,6 +11,7 @@ result must come from the trace (no eager fallback), so the composite is what is
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 from dataclasses import dataclass, field
@@ -76,6 +77,14 @@ def _quotient_overflows(a, b, *_):
         return np.zeros(a.shape, bool)
     with np.errstate(all="ignore"):
         return np.isinf(a / b) & np.isfinite(a) & (b != 0)
+
+
+def _vector_norm_dim1(x, ord):
+    return torch.linalg.vector_norm(x, ord, dim=1)
+
+
+def _band_part(x, lower, upper):
+    return tf.linalg.band_part(x, lower, upper)
 
 
 def _float_cases(arity):
@@ -435,8 +444,8 @@ NN_RECORDS += [
                                     "torch.cummin(0)": lambda x: torch.cummin(x, 0)}},
            REDUCE_CASES),
     Record("vector_norm", {
-        "torch": {f"linalg.vector_norm(ord={o})": (lambda o: lambda x: torch.linalg.vector_norm(
-            x, o, dim=1))(o) for o in (2, 1, INF, -INF, 0, 3)},
+        "torch": {f"linalg.vector_norm(ord={o})": functools.partial(
+            _vector_norm_dim1, ord=o) for o in (2, 1, INF, -INF, 0, 3)},
         "tf": {"tf.norm(axis=1)": lambda x: tf.norm(x, axis=1),
                "tf.norm(ord=1, axis=0)": lambda x: tf.norm(x, ord=1, axis=0),
                "tf.norm(ord=inf, axis=1)": lambda x: tf.norm(x, ord=np.inf, axis=1)}},
@@ -486,8 +495,8 @@ RECORDS += [
                                  -0.5, 1.5], dt),)) for dt in (np.float32, np.float64)),
            rtol=1e-5, atol_eps=8, undefined={"tf": _deep_tail}),
     Record("band_part", {"tf": {
-        f"tf.linalg.band_part({lo}, {hi})": (lambda lo, hi: lambda x: tf.linalg.band_part(
-            x, lo, hi))(lo, hi) for lo, hi in ((0, -1), (-1, 0), (1, 1), (0, 0), (-1, -1))}},
+        f"tf.linalg.band_part({lo}, {hi})": functools.partial(
+            _band_part, lower=lo, upper=hi) for lo, hi in ((0, -1), (-1, 0), (1, 1), (0, 0), (-1, -1))}},
         (Case("edges", (np.array([[NAN, -0.0, INF], [1e30, -INF, 2.0], [0.5, -1e-30, 7.0],
                                   [1.0, 2.0, 3.0]]),)),)),
     Record("logdet_cholesky", {"tf": {"tf.linalg.logdet": tf.linalg.logdet}},
