@@ -181,6 +181,57 @@ RECORDS = [
            tuple(_float_cases(2) + _int_cases(2, zero_divisor=False)), rtol=1e-6, atol_eps=2),
 ]
 
+# complex edge values, built part by part (``re + 1j * im`` turns inf * 1j into NaN)
+PARTS = (0.0, -0.0, 1.0, -2.5, INF, -INF, NAN, 1e30, -1e-30)
+
+
+def _complex(re, im, dtype):
+    z = np.empty(len(re), dtype)
+    z.real, z.imag = re, im
+    return z
+
+
+def _complex_cases(arity):
+    pairs = list(itertools.product(PARTS, PARTS))
+    out = []
+    for dt in (np.complex64, np.complex128):
+        z = _complex(*zip(*pairs, strict=True), dt)
+        if arity == 1:
+            out.append(Case(f"complex-{np.dtype(dt).name}", (z,), only=("numpy",)))
+            continue
+        a, b = (np.array(v) for v in zip(*itertools.product(z, z), strict=True))
+        out.append(Case(f"complex-{np.dtype(dt).name}", (a.astype(dt), b.astype(dt)),
+                        only=("numpy",)))
+    return out
+
+
+def _integer_zero(x):
+    """NumPy's integer ``reciprocal(0)`` converts ``1 / 0.`` (inf) to the integer type,
+    which C leaves undefined (x86 gives INT_MIN); lazy gives 0."""
+    return (x == 0) if x.dtype.kind in "iu" else np.zeros(x.shape, bool)
+
+
+UNARY = tuple(_float_cases(1) + _int_cases(1, zero_divisor=False))
+UNARY_ALL = UNARY + tuple(_complex_cases(1))
+BINARY_ALL = tuple(_float_cases(2) + _int_cases(2, zero_divisor=False) + _complex_cases(2))
+RECORDS += [
+    Record("isnan", {"numpy": {"np.isnan": np.isnan}}, UNARY_ALL),
+    Record("isinf", {"numpy": {"np.isinf": np.isinf}}, UNARY_ALL),
+    Record("isfinite", {"numpy": {"np.isfinite": np.isfinite}}, UNARY_ALL),
+    # complex z / |z| may round differently by an ulp
+    Record("sign", {"numpy": {"np.sign": np.sign}}, UNARY_ALL, rtol=4e-7),
+    Record("reciprocal", {"numpy": {"np.reciprocal": np.reciprocal}}, UNARY_ALL, rtol=4e-7,
+           undefined={"numpy": _integer_zero}),
+    Record("spacing", {"numpy": {"np.spacing": np.spacing}}, tuple(_float_cases(1))),
+    Record("modf", {"numpy": {"np.modf": np.modf}}, tuple(_float_cases(1))),
+    Record("heaviside", {"numpy": {"np.heaviside": np.heaviside}}, tuple(_float_cases(2))),
+    Record("maximum", {"numpy": {"np.maximum": np.maximum}}, BINARY_ALL),
+    Record("minimum", {"numpy": {"np.minimum": np.minimum}}, BINARY_ALL),
+    Record("ordered", {"numpy": {"np.less": np.less, "np.less_equal": np.less_equal,
+                                 "np.greater": np.greater,
+                                 "np.greater_equal": np.greater_equal}}, BINARY_ALL),
+]
+
 
 # -- the nn family: losses, one-hot, activations --------------------------------------------
 import torch.nn.functional as F  # noqa: E402 - grouped with the records that use it
@@ -617,6 +668,11 @@ def _assert_same(got, want, record, where):
     assert dtype == expected_dtype, f"{where}: dtype {dtype} != eager {expected_dtype}"
     assert value.shape == expected.shape, f"{where}: shape {value.shape} != {expected.shape}"
     value, expected = value.reshape(-1), expected.reshape(-1)  # a reduced loss is 0-d
+    if expected.dtype.kind == "c":  # each part as a float: its signed zeros and NaN
+        for part in ("real", "imag"):
+            _assert_same((getattr(value, part), dtype), (getattr(expected, part), dtype),
+                         record, f"{where} ({part} part)")
+        return
     if expected.dtype.kind == "f":
         nan = np.isnan(expected)
         for what, lazy_mask, eager_mask in (

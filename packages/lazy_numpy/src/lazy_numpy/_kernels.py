@@ -4,9 +4,10 @@ Each kernel receives core Tensors already cast to the ufunc loop's input dtypes 
 resolved by NumPy itself) and broadcast to one shape, and returns the loop's
 output(s). Most are one core op or a core composite with NumPy's flags (floor
 division and remainder: ``lazycore.numeric.floor_divmod`` with integer division by
-zero giving 0; ``hypot``, ``copysign``, ``signbit``, ``trunc``, ``logaddexp``); the
-rest are short compositions only NumPy needs (NaN handling in ``fmax``,
-``heaviside``, complex kernels, ...).
+zero giving 0; ``hypot``, ``copysign``, ``signbit``, ``trunc``, ``logaddexp``, ``sign``,
+``reciprocal``, ``isnan``/``isinf``/``isfinite``, NaN-propagating ``maximum``/``minimum``,
+complex order in ``ordered``, ``heaviside``, ``spacing``, ``modf``); the rest are short
+compositions only NumPy needs (NaN handling in ``fmax``, complex exp/log, ...).
 """
 
 from __future__ import annotations
@@ -90,33 +91,6 @@ def square(x):
     return ops.mul(x, x)
 
 
-def reciprocal(x):
-    if _is_int(x):
-        is_zero = ops.eq(x, like(x, 0))
-        q = ops.div(like(x, 1), ops.select(is_zero, like(x, 1), x))
-        return ops.select(is_zero, like(x, 0), q)
-    if _kind(x) == "c":
-        return _complex_reciprocal(x)
-    return ops.div(like(x, 1), x)
-
-
-def _complex_reciprocal(x):
-    """NumPy's complex reciprocal loop (Smith's division of 1 by x): its signed zeros
-    and infinities, which ``1 / x`` through the complex division does not give."""
-    re, im = ops.real(x), ops.imag(x)
-    one = like(re, 1)
-    by_re = ops.le(ops.abs(im), ops.abs(re))
-    r1 = ops.div(im, re)
-    d1 = ops.add(re, ops.mul(im, r1))
-    r2 = ops.div(re, im)
-    d2 = ops.add(ops.mul(re, r2), im)
-    # r * (1/d), not r / d: XLA rewrites (a/b)/d as a/(b*d), which overflows past 1e154
-    s1, s2 = ops.div(one, d1), ops.div(one, d2)
-    out_re = ops.select(by_re, s1, ops.mul(r2, s2))
-    out_im = ops.select(by_re, ops.neg(ops.mul(r1, s1)), ops.neg(s2))
-    return ops.complex(out_re, out_im)
-
-
 def absolute(x):
     if _kind(x) == "c":  # |z| is inf when a part is, even beside a NaN (hypot's rule)
         r = ops.abs(x)
@@ -125,11 +99,11 @@ def absolute(x):
 
 
 def _any_inf(x):
-    return _or(isinf(ops.real(x)), isinf(ops.imag(x)))
+    return lc.numeric.isinf(x)
 
 
 def _inf_and_nan(x):
-    return _and(_any_inf(x), _or(_isnan(ops.real(x)), _isnan(ops.imag(x))))
+    return _and(_any_inf(x), lc.numeric.isnan(x))
 
 
 def _complex_log(op_name):
@@ -174,45 +148,8 @@ def _complex_exp(x):
     return ops.complex(ops.select(im_zero, e, out_re), ops.select(im_zero, im, out_im))
 
 
-def sign(x):
-    if _kind(x) == "b":
-        return x
-    if _kind(x) == "u":
-        return lc.numeric.cast(ops.ne(x, like(x, 0)), x.dtype)
-    if _kind(x) == "c":
-        return _complex_sign(x)
-    if _kind(x) == "f":  # NumPy: sign(-0.0) is +0.0 (XLA keeps the zero's sign)
-        zero = like(x, 0)
-        return ops.select(ops.eq(x, zero), zero, ops.sign(x))
-    return ops.sign(x)
-
-
-def _complex_sign(x):
-    """NumPy 2's complex sign: each part divided by |z| (signed zeros kept), 0 for 0,
-    the unit along an infinite part, NaN where both parts are infinite."""
-    re, im = ops.real(x), ops.imag(x)
-    mag = ops.abs(x)
-    zero, nan = like(re, 0), like(re, np.nan)
-    is_zero = ops.eq(mag, zero)
-    safe = ops.select(is_zero, like(re, 1), mag)
-    re_inf, im_inf = isinf(re), isinf(im)
-    both = _and(re_inf, im_inf)
-
-    def part(value, own_inf, other_inf):
-        out = ops.select(own_inf, ops.sign(value), ops.select(other_inf, zero,
-                                                             ops.div(value, safe)))
-        return ops.select(is_zero, zero, ops.select(both, nan, out))
-    return ops.complex(part(re, re_inf, im_inf), part(im, im_inf, re_inf))
-
-
 def positive(x):
     return x
-
-
-def heaviside(x, h):
-    zero = like(x, 0)
-    out = ops.select(ops.lt(x, zero), zero, ops.select(ops.gt(x, zero), like(x, 1), h))
-    return ops.select(_isnan(x), x, out)
 
 
 def _log_base(base):
@@ -229,18 +166,6 @@ def _log_base(base):
 
 def _scale(factor):
     return lambda x: ops.mul(x, like(x, factor))
-
-
-def spacing(x):
-    towards = ops.select(lc.numeric.signbit(x), like(x, -np.inf), like(x, np.inf))
-    return ops.sub(ops.nextafter(x, towards), x)
-
-
-def modf(x):
-    whole = lc.numeric.trunc(x)
-    inf = ops.eq(ops.abs(x), like(x, np.inf))
-    frac = ops.select(inf, lc.numeric.copysign(like(x, 0), x), ops.sub(x, whole))
-    return frac, whole
 
 
 def ldexp(x, e):
@@ -267,30 +192,6 @@ def _fminmax(a, b, op):
     if _kind(a) in "iub":
         return op(a, b)
     return ops.select(_isnan(b), a, ops.select(_isnan(a), b, op(a, b)))
-
-
-def isnan(x):
-    if _kind(x) in "iub":
-        return ops.ne(x, x)
-    if _kind(x) == "c":
-        return _or(_isnan(ops.real(x)), _isnan(ops.imag(x)))
-    return _isnan(x)
-
-
-def isinf(x):
-    if _kind(x) in "iub":
-        return ops.ne(x, x)
-    if _kind(x) == "c":
-        return _or(isinf(ops.real(x)), isinf(ops.imag(x)))
-    return ops.eq(ops.abs(x), like(x, np.inf))
-
-
-def isfinite(x):
-    if _kind(x) in "iub":
-        return ops.eq(x, x)
-    if _kind(x) == "c":
-        return _and(ops.is_finite(ops.real(x)), ops.is_finite(ops.imag(x)))
-    return ops.is_finite(x)
 
 
 def right_shift(a, b):
@@ -329,17 +230,7 @@ def logical_not(x):
 
 def _ordered(op_name):
     """Comparisons; complex numbers compare lexicographically (real, then imag) in NumPy."""
-    op = ops.get(op_name)
-
-    def kernel(a, b):
-        if _kind(a) != "c":
-            return op(a, b)
-        ra, rb, ia, ib = ops.real(a), ops.real(b), ops.imag(a), ops.imag(b)
-        real_strict = ops.get("lt" if op_name in ("lt", "le") else "gt")(ra, rb)
-        tie = _and(ops.eq(ra, rb), op(ia, ib))
-        out = _or(real_strict, tie)
-        return out
-    return kernel
+    return lambda a, b: lc.numeric.ordered(op_name, a, b)
 
 
 def _comparison(op_name, kernel):
@@ -365,25 +256,6 @@ def bitwise_count(x):
     if _kind(x) == "i":  # NumPy counts the bits of the absolute value
         x = absolute(x)
     return ops.population_count(x)
-
-
-def maximum(a, b):
-    return _nan_propagating(a, b, ops.max)
-
-
-def minimum(a, b):
-    return _nan_propagating(a, b, ops.min)
-
-
-def _nan_propagating(a, b, op):
-    if _kind(a) == "c":
-        pick_a = _ordered("ge" if op is ops.max else "le")(a, b)
-        out = ops.select(pick_a, a, b)
-        return ops.select(isnan(a), a, ops.select(isnan(b), b, out))
-    out = op(a, b)
-    if _kind(a) in "fc":
-        out = ops.select(_isnan(a), a, ops.select(_isnan(b), b, out))
-    return out
 
 
 def matmul(a, b):
@@ -427,14 +299,14 @@ KERNELS = {
     "remainder": remainder, "mod": remainder, "fmod": fmod, "divmod": divmod_,
     "power": power, "pow": power, "float_power": power, "negative": _op("neg"),
     "positive": positive, "absolute": absolute, "abs": absolute, "fabs": absolute,
-    "sign": sign, "rint": rint, "trunc": lc.numeric.trunc,
+    "sign": lc.numeric.sign, "rint": rint, "trunc": lc.numeric.trunc,
     "floor": _floor_ceil("floor"), "ceil": _floor_ceil("ceil"),
     "conjugate": _op("conj"), "conj": _op("conj"),
     "exp": exp, "exp2": _unary_float("exp2"), "expm1": _unary_float("expm1"),
     "log": _complex_log("log"), "log1p": _complex_log("log1p"),
     "log2": _log_base(2.0), "log10": _log_base(10.0),
     "sqrt": _unary_float("sqrt"), "cbrt": _unary_float("cbrt"), "square": square,
-    "reciprocal": reciprocal,
+    "reciprocal": lc.numeric.reciprocal,
     "sin": _unary_float("sin"), "cos": _unary_float("cos"), "tan": _unary_float("tan"),
     "arcsin": _unary_float("asin"), "arccos": _unary_float("acos"),
     "arctan": _unary_float("atan"), "asin": _unary_float("asin"),
@@ -447,9 +319,9 @@ KERNELS = {
     "deg2rad": _scale(math.pi / 180), "radians": _scale(math.pi / 180),
     "rad2deg": _scale(180 / math.pi), "degrees": _scale(180 / math.pi),
     "logaddexp": lc.numeric.logaddexp, "logaddexp2": lc.numeric.logaddexp2,
-    "heaviside": heaviside, "copysign": lc.numeric.copysign, "signbit": lc.numeric.signbit, "nextafter": _op("nextafter"),
-    "spacing": spacing, "modf": modf, "ldexp": ldexp,
-    "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "heaviside": lc.numeric.heaviside, "copysign": lc.numeric.copysign, "signbit": lc.numeric.signbit, "nextafter": _op("nextafter"),
+    "spacing": lc.numeric.spacing, "modf": lc.numeric.modf, "ldexp": ldexp,
+    "isnan": lc.numeric.isnan, "isinf": lc.numeric.isinf, "isfinite": lc.numeric.isfinite,
     "bitwise_and": _op("and"), "bitwise_or": _op("or"), "bitwise_xor": _op("xor"),
     "invert": invert, "bitwise_not": invert, "bitwise_invert": invert,
     "left_shift": left_shift, "bitwise_left_shift": left_shift,
@@ -461,7 +333,7 @@ KERNELS = {
     "greater_equal": _comparison("ge", _ordered("ge")),
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "logical_not": logical_not,
-    "maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin,
+    "maximum": lc.numeric.maximum, "minimum": lc.numeric.minimum, "fmax": fmax, "fmin": fmin,
     "matmul": matmul, "vecdot": vecdot, "matvec": matvec, "vecmat": vecmat,
 }
 

@@ -33,7 +33,7 @@ from ..dtypes import finfo, is_bool, is_complex, is_floating, is_integer, is_uns
 from ..errors import DTypeError
 from ..ir import host_value
 from ..tensor import Tensor
-from .broadcasting import full
+from .broadcasting import cast, full
 from .reductions import any as any_
 
 _INT_OF_WIDTH = {2: np.int16, 4: np.int32, 8: np.int64}
@@ -359,3 +359,149 @@ def fmod(x: Tensor, y: Tensor, *, int_div_by_zero: str = "zero",
         return ops.rem(x, y)
     return _int_division(lambda a, b: (ops.rem(a, b),), x, y, int_div_by_zero, error_type,
                          error_message, "fmod")[0]
+
+
+# -- special-value tests, sign, min/max: NaN and complex rules ----------------------------
+
+def isnan(x: Tensor) -> Tensor:
+    """NaN test; a complex number is NaN when either part is; integers never are."""
+    if is_complex(x.dtype):
+        return _or(_is_nan(ops.real(x)), _is_nan(ops.imag(x)))
+    return _is_nan(x)
+
+
+def isinf(x: Tensor) -> Tensor:
+    """Infinity test; a complex number is infinite when either part is (even beside NaN)."""
+    if is_complex(x.dtype):
+        return _or(isinf(ops.real(x)), isinf(ops.imag(x)))
+    if not is_floating(x.dtype):
+        return ops.ne(x, x)  # all False, without a constant
+    return ops.eq(ops.abs(x), _like(x, np.inf))
+
+
+def isfinite(x: Tensor) -> Tensor:
+    """Finiteness test; a complex number is finite when both parts are; integers always."""
+    if is_complex(x.dtype):
+        return _and(ops.is_finite(ops.real(x)), ops.is_finite(ops.imag(x)))
+    if not is_floating(x.dtype):
+        return ops.eq(x, x)
+    return ops.is_finite(x)
+
+
+def ordered(op_name: str, x: Tensor, y: Tensor) -> Tensor:
+    """``x op y`` for ``op_name`` in lt/le/gt/ge; complex numbers compare
+    lexicographically (real part, then imaginary part: NumPy's order)."""
+    op = ops.get(op_name)
+    if not is_complex(x.dtype):
+        return op(x, y)
+    rx, ry, ix, iy = ops.real(x), ops.real(y), ops.imag(x), ops.imag(y)
+    strict = ops.get("lt" if op_name in ("lt", "le") else "gt")(rx, ry)
+    # a NaN imaginary part voids the real parts' strict order (NumPy's CLT/CGT)
+    strict = _and(strict, ops.get("not")(_or(_is_nan(ix), _is_nan(iy))))
+    return _or(strict, _and(ops.eq(rx, ry), op(ix, iy)))
+
+
+def maximum(x: Tensor, y: Tensor) -> Tensor:
+    """The larger operand, NaN propagating (the first NaN operand is returned); equal
+    operands give the second (``maximum(0., -0.)`` is -0.); complex operands in
+    lexicographic order."""
+    return _nan_propagating(x, y, "ge", ops.max)
+
+
+def minimum(x: Tensor, y: Tensor) -> Tensor:
+    """The smaller operand, NaN propagating; equal operands give the second; complex
+    operands in lexicographic order."""
+    return _nan_propagating(x, y, "le", ops.min)
+
+
+def _nan_propagating(x, y, order, op):
+    if is_complex(x.dtype):
+        out = ops.select(ordered(order, x, y), x, y)
+    elif is_floating(x.dtype):  # a strict comparison: a tie gives the second operand
+        out = ops.select(ops.get(order[0] + "t")(x, y), x, y)
+    else:
+        return op(x, y)
+    return ops.select(isnan(x), x, ops.select(isnan(y), y, out))
+
+
+def sign(x: Tensor) -> Tensor:
+    """-1, 0 or 1; ``sign(-0.0)`` is +0.0 and NaN stays NaN; a complex ``z`` gives
+    ``z / |z|`` (0 for 0, the unit along an infinite part, NaN where both are)."""
+    if is_bool(x.dtype):
+        return x
+    if is_unsigned(x.dtype):
+        return cast(ops.ne(x, _like(x, 0)), x.dtype)
+    if is_complex(x.dtype):
+        return _complex_sign(x)
+    if is_floating(x.dtype):  # XLA's sign keeps the zero's sign
+        zero = _like(x, 0)
+        return ops.select(ops.eq(x, zero), zero, ops.sign(x))
+    return ops.sign(x)
+
+
+def _complex_sign(x):
+    re, im = ops.real(x), ops.imag(x)
+    mag = ops.abs(x)
+    zero, nan = _like(re, 0), _like(re, np.nan)
+    is_zero = ops.eq(mag, zero)
+    safe = ops.select(is_zero, _like(re, 1), mag)
+    re_inf, im_inf = isinf(re), isinf(im)
+    both = _and(re_inf, im_inf)
+
+    def part(value, own_inf, other_inf):
+        out = ops.select(own_inf, ops.sign(value),
+                         ops.select(other_inf, zero, ops.div(value, safe)))
+        return ops.select(is_zero, zero, ops.select(both, nan, out))
+    return ops.complex(part(re, re_inf, im_inf), part(im, im_inf, re_inf))
+
+
+def reciprocal(x: Tensor) -> Tensor:
+    """``1 / x``; integers truncate and ``1 / 0`` is 0 (no trap); complex by Smith's
+    division of 1 by ``x``, so signed zeros and infinities are C's."""
+    if is_integer(x.dtype):
+        is_zero = ops.eq(x, _like(x, 0))
+        q = ops.div(_like(x, 1), ops.select(is_zero, _like(x, 1), x))
+        return ops.select(is_zero, _like(x, 0), q)
+    if is_complex(x.dtype):
+        return _complex_reciprocal(x)
+    return ops.div(_like(x, 1), x)
+
+
+def _complex_reciprocal(x):
+    re, im = ops.real(x), ops.imag(x)
+    one = _like(re, 1)
+    by_re = ops.le(ops.abs(im), ops.abs(re))
+    r1 = ops.div(im, re)
+    d1 = ops.add(re, ops.mul(im, r1))
+    r2 = ops.div(re, im)
+    d2 = ops.add(ops.mul(re, r2), im)
+    # r * (1/d), not r / d: XLA rewrites (a/b)/d as a/(b*d), which overflows past 1e154
+    s1, s2 = ops.div(one, d1), ops.div(one, d2)
+    out_re = ops.select(by_re, s1, ops.mul(r2, s2))
+    out_im = ops.select(by_re, ops.neg(ops.mul(r1, s1)), ops.neg(s2))
+    return ops.complex(out_re, out_im)
+
+
+def heaviside(x: Tensor, h: Tensor) -> Tensor:
+    """0 for ``x < 0``, 1 for ``x > 0``, ``h`` where ``x == 0``, NaN for NaN ``x``."""
+    zero = _like(x, 0)
+    out = ops.select(ops.lt(x, zero), zero, ops.select(ops.gt(x, zero), _like(x, 1), h))
+    return ops.select(_is_nan(x), x, out)
+
+
+def spacing(x: Tensor) -> Tensor:
+    """The gap from ``x`` to the next float away from zero (negative for negative ``x``;
+    ``spacing(-0.0)`` is the smallest positive subnormal, as for ``+0.0``)."""
+    zero = _like(x, 0)
+    towards = ops.select(ops.lt(x, zero), _like(x, -np.inf), _like(x, np.inf))
+    step = ops.nextafter(x, towards)
+    # at zero the gap is the subnormal itself: XLA on CPU flushes ``step - 0`` to 0
+    return ops.select(ops.eq(x, zero), step, ops.sub(step, x))
+
+
+def modf(x: Tensor) -> tuple[Tensor, Tensor]:
+    """``(fraction, whole)`` with ``x``'s sign on both (``modf(-1.0)`` is ``(-0.0, -1.0)``);
+    an infinite ``x`` has fraction ``+-0.0``."""
+    whole = trunc(x)
+    inf = ops.eq(ops.abs(x), _like(x, np.inf))
+    return copysign(ops.select(inf, _like(x, 0), ops.sub(x, whole)), x), whole
