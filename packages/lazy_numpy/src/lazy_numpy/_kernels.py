@@ -6,12 +6,14 @@ output(s). Most are one core op or a core composite with NumPy's flags (floor
 division and remainder: ``lazycore.numeric.floor_divmod`` with integer division by
 zero giving 0; ``hypot``, ``copysign``, ``signbit``, ``trunc``, ``logaddexp``, ``sign``,
 ``reciprocal``, ``isnan``/``isinf``/``isfinite``, NaN-propagating ``maximum``/``minimum``,
+``absolute``, ``exp``, ``log`` (its base and ``log1p`` as flags), ``rint``,
 complex order in ``ordered``, ``heaviside``, ``spacing``, ``modf``); the rest are short
-compositions only NumPy needs (NaN handling in ``fmax``, complex exp/log, ...).
+compositions only NumPy needs (NaN handling in ``fmax``, mixed-sign comparisons).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -91,77 +93,8 @@ def square(x):
     return ops.mul(x, x)
 
 
-def absolute(x):
-    if _kind(x) == "c":  # |z| is inf when a part is, even beside a NaN (hypot's rule)
-        r = ops.abs(x)
-        return ops.select(_any_inf(x), like(r, np.inf), r)
-    return x if _kind(x) in "bu" else ops.abs(x)
-
-
-def _any_inf(x):
-    return lc.numeric.isinf(x)
-
-
-def _inf_and_nan(x):
-    return _and(_any_inf(x), lc.numeric.isnan(x))
-
-
-def _complex_log(op_name):
-    """XLA's complex log/log1p, with C99's ``inf + nan j`` where a part is infinite
-    and the other NaN (XLA gives NaN there)."""
-    op = ops.get(op_name)
-
-    def kernel(x):
-        out = op(x)
-        if _kind(x) != "c":
-            return out
-        re = ops.real(out)
-        special = ops.complex(like(re, np.inf), like(re, np.nan))
-        return ops.select(_inf_and_nan(x), special, out)
-    return kernel
-
-
-_LOG = _complex_log("log")
-
-
-def exp(x):
-    if _kind(x) != "c":
-        return ops.exp(x)
-    return _complex_exp(x)
-
-
-def _complex_exp(x):
-    """C99's cexp as NumPy gives it: ``exp(re) * cis(im)`` with an exactly zero imaginary
-    part kept (its sign too), and the rules for infinite or NaN imaginary parts."""
-    re, im = ops.real(x), ops.imag(x)
-    e = ops.exp(re)
-    out_re, out_im = ops.mul(e, ops.cos(im)), ops.mul(e, ops.sin(im))
-    zero, inf, nan = like(re, 0), like(re, np.inf), like(re, np.nan)
-    re_pinf, re_ninf = ops.eq(re, inf), ops.eq(re, ops.neg(inf))
-    im_bad = _not(ops.is_finite(im))
-    bad_re = ops.select(re_pinf, inf, ops.select(re_ninf, zero, nan))
-    signed_zero = ops.select(ops.lt(im, zero), ops.neg(zero), zero)
-    bad_im = ops.select(re_pinf, nan, ops.select(re_ninf, signed_zero, nan))
-    out_re = ops.select(im_bad, bad_re, out_re)
-    out_im = ops.select(im_bad, bad_im, out_im)
-    im_zero = ops.eq(im, zero)
-    return ops.complex(ops.select(im_zero, e, out_re), ops.select(im_zero, im, out_im))
-
-
 def positive(x):
     return x
-
-
-def _log_base(base):
-    scale = 1.0 / math.log(base)
-
-    def kernel(x):
-        log = _LOG(x)
-        if _kind(x) == "c":  # each part scaled: (-inf)*0 in a complex product is NaN
-            re, im = ops.real(log), ops.imag(log)
-            return ops.complex(ops.mul(re, like(re, scale)), ops.mul(im, like(im, scale)))
-        return ops.mul(log, like(x, scale))
-    return kernel
 
 
 def _scale(factor):
@@ -170,14 +103,6 @@ def _scale(factor):
 
 def ldexp(x, e):
     return ops.mul(x, ops.exp2(lc.numeric.cast(e, x.dtype)))
-
-
-def rint(x):
-    if _kind(x) in "iub":
-        return x
-    if _kind(x) == "c":
-        return ops.complex(ops.round_half_even(ops.real(x)), ops.round_half_even(ops.imag(x)))
-    return ops.round_half_even(x)
 
 
 def fmax(a, b):
@@ -254,7 +179,7 @@ def _comparison(op_name, kernel):
 
 def bitwise_count(x):
     if _kind(x) == "i":  # NumPy counts the bits of the absolute value
-        x = absolute(x)
+        x = ops.abs(x)
     return ops.population_count(x)
 
 
@@ -298,13 +223,15 @@ KERNELS = {
     "divide": true_divide, "true_divide": true_divide, "floor_divide": floor_divide,
     "remainder": remainder, "mod": remainder, "fmod": fmod, "divmod": divmod_,
     "power": power, "pow": power, "float_power": power, "negative": _op("neg"),
-    "positive": positive, "absolute": absolute, "abs": absolute, "fabs": absolute,
-    "sign": lc.numeric.sign, "rint": rint, "trunc": lc.numeric.trunc,
+    "positive": positive, "absolute": lc.numeric.absolute, "abs": lc.numeric.absolute,
+    "fabs": lc.numeric.absolute,
+    "sign": lc.numeric.sign, "rint": lc.numeric.rint, "trunc": lc.numeric.trunc,
     "floor": _floor_ceil("floor"), "ceil": _floor_ceil("ceil"),
     "conjugate": _op("conj"), "conj": _op("conj"),
-    "exp": exp, "exp2": _unary_float("exp2"), "expm1": _unary_float("expm1"),
-    "log": _complex_log("log"), "log1p": _complex_log("log1p"),
-    "log2": _log_base(2.0), "log10": _log_base(10.0),
+    "exp": lc.numeric.exp, "exp2": _unary_float("exp2"), "expm1": _unary_float("expm1"),
+    "log": lc.numeric.log, "log1p": functools.partial(lc.numeric.log, plus_one=True),
+    "log2": functools.partial(lc.numeric.log, base=2.0),
+    "log10": functools.partial(lc.numeric.log, base=10.0),
     "sqrt": _unary_float("sqrt"), "cbrt": _unary_float("cbrt"), "square": square,
     "reciprocal": lc.numeric.reciprocal,
     "sin": _unary_float("sin"), "cos": _unary_float("cos"), "tan": _unary_float("tan"),

@@ -29,12 +29,14 @@ from .composites.creation import (
 from .composites.dynamic import argwhere, count_true, unique
 from .composites.dynamic import nonzero_mask as nonzero
 from .composites.elementwise import (
+    absolute,
     addcdiv,
     addcmul,
     angle,
     clamp,
     copysign,
     divide_no_nan,
+    exp,
     floor_divide,
     floor_divmod,
     floor_mod,
@@ -47,6 +49,7 @@ from .composites.elementwise import (
     isinf,
     isnan,
     lerp,
+    log,
     logaddexp,
     logaddexp2,
     maximum,
@@ -56,6 +59,7 @@ from .composites.elementwise import (
     ndtri,
     ordered,
     reciprocal,
+    rint,
     round_decimals,
     sign,
     signbit,

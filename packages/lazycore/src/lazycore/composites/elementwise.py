@@ -505,3 +505,69 @@ def modf(x: Tensor) -> tuple[Tensor, Tensor]:
     whole = trunc(x)
     inf = ops.eq(ops.abs(x), _like(x, np.inf))
     return copysign(ops.select(inf, _like(x, 0), ops.sub(x, whole)), x), whole
+
+
+# -- C99's complex special values: abs, exp, log, rint ------------------------------------
+
+def absolute(x: Tensor) -> Tensor:
+    """``|x|``; booleans and unsigned unchanged; a complex ``|z|`` is inf when a part is,
+    even beside a NaN (hypot's rule, which XLA's complex abs does not keep)."""
+    if is_bool(x.dtype) or is_unsigned(x.dtype):
+        return x
+    r = ops.abs(x)
+    if not is_complex(x.dtype):
+        return r
+    return ops.select(isinf(x), _like(r, np.inf), r)
+
+
+def exp(x: Tensor) -> Tensor:
+    """``e**x``; complex: C99's ``cexp`` -- ``exp(re) * cis(im)`` with an exactly zero
+    imaginary part kept (its sign too), and its rules for infinite or NaN ``im``."""
+    if not is_complex(x.dtype):
+        return ops.exp(x)
+    re, im = ops.real(x), ops.imag(x)
+    e = ops.exp(re)
+    out_re, out_im = ops.mul(e, ops.cos(im)), ops.mul(e, ops.sin(im))
+    zero, inf, nan = _like(re, 0), _like(re, np.inf), _like(re, np.nan)
+    re_pinf, re_ninf = ops.eq(re, inf), ops.eq(re, ops.neg(inf))
+    im_bad = ops.get("not")(ops.is_finite(im))
+    bad_re = ops.select(re_pinf, inf, ops.select(re_ninf, zero, nan))
+    signed_zero = ops.select(ops.lt(im, zero), ops.neg(zero), zero)
+    bad_im = ops.select(re_pinf, nan, ops.select(re_ninf, signed_zero, nan))
+    out_re = ops.select(im_bad, bad_re, out_re)
+    out_im = ops.select(im_bad, bad_im, out_im)
+    im_zero = ops.eq(im, zero)
+    return ops.complex(ops.select(im_zero, e, out_re), ops.select(im_zero, im, out_im))
+
+
+def log(x: Tensor, *, base: float | None = None, plus_one: bool = False) -> Tensor:
+    """``log(x)`` (``log1p`` with ``plus_one``; complex: NumPy's ``log|1 + x| + i arg(1 + x)``,
+    which rounds ``1 + re`` first), in ``base`` when given; complex: C99's
+    ``inf + nan j`` where a part is infinite and the other NaN (XLA gives NaN), and each
+    part scaled on its own (``(-inf) * 0`` in a complex product would be NaN)."""
+    if plus_one and is_complex(x.dtype):  # NumPy's: log|1 + z| + i arg(1 + z)
+        re1, im = ops.add(ops.real(x), _like(ops.real(x), 1)), ops.imag(x)
+        out = ops.complex(ops.log(hypot(re1, im)), ops.atan2(im, re1))
+    else:
+        out = (ops.log1p if plus_one else ops.log)(x)
+    if is_complex(x.dtype):
+        re = ops.real(out)
+        special = ops.complex(_like(re, np.inf), _like(re, np.nan))
+        out = ops.select(_and(isinf(x), isnan(x)), special, out)
+    if base is None:
+        return out
+    scale = 1.0 / math.log(base)
+    if not is_complex(x.dtype):
+        return ops.mul(out, _like(out, scale))
+    re, im = ops.real(out), ops.imag(out)
+    return ops.complex(ops.mul(re, _like(re, scale)), ops.mul(im, _like(im, scale)))
+
+
+def rint(x: Tensor) -> Tensor:
+    """Round half to even; integers and booleans unchanged; complex part by part."""
+    if is_complex(x.dtype):
+        return ops.complex(ops.round_half_even(ops.real(x)), ops.round_half_even(ops.imag(x)))
+    if not is_floating(x.dtype):
+        return x
+    return ops.round_half_even(x)
+
