@@ -235,6 +235,15 @@ RECORDS += [
     Record("log", {"numpy": {"np.log": np.log, "np.log1p": np.log1p, "np.log2": np.log2,
                              "np.log10": np.log10}},
            tuple(_float_cases(1) + _complex_cases(1)), rtol=1e-6),
+    # edge values times edge values, 1-D by 2-D: every product's signed zero and NaN
+    Record("kron", {"numpy": {"np.kron": np.kron}}, tuple(
+        Case(f"edges-{np.dtype(dt).name}", (np.array(FLOATS, dt),
+                                            np.array(FLOATS, dt).reshape(3, 6)))
+        for dt in (np.float32, np.float64)) + (
+        Case("ints-int64", (np.array(INTS, np.int64), np.array(INTS, np.int64)[:, None])),
+        # no complex case: a complex product's cancellation (ad - bc) rounds as the
+        # primitive ``mul`` does, which the composite does not choose
+        Case("bool", (np.array([True, False]), np.array([[True, False], [False, True]]))))),
     Record("ordered", {"numpy": {"np.less": np.less, "np.less_equal": np.less_equal,
                                  "np.greater": np.greater,
                                  "np.greater_equal": np.greater_equal}}, BINARY_ALL),

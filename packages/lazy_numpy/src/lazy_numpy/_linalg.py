@@ -107,14 +107,7 @@ def einsum(*operands, out=None, optimize=False, dtype=None, casting="safe", orde
 
 @implements(np.kron)
 def kron(a, b):
-    x, y = tensors_of([a, b])
-    nd = max(x.ndim, y.ndim)
-    x = ops.reshape(x, new_sizes=(1,) * (nd - x.ndim) + x.shape)
-    y = ops.reshape(y, new_sizes=(1,) * (nd - y.ndim) + y.shape)
-    xs = ops.reshape(x, new_sizes=tuple(v for s in x.shape for v in (s, 1)))
-    ys = ops.reshape(y, new_sizes=tuple(v for s in y.shape for v in (1, s)))
-    prod = np.multiply(LazyArray(xs), LazyArray(ys))
-    return prod.reshape(tuple(p * q for p, q in zip(x.shape, y.shape, strict=True)))
+    return LazyArray(lc.numeric.kron(*tensors_of([a, b])))
 
 
 @implements(np.cross)

@@ -82,7 +82,7 @@ from .composites.indexing import (
     take_along_axis,
     write_element,
 )
-from .composites.linalg import einsum, logdet_cholesky, matmul, tensordot
+from .composites.linalg import einsum, kron, logdet_cholesky, matmul, tensordot
 from .composites.loss_scaling import unscale, update_loss_scale
 from .composites.losses import (
     cross_entropy,

@@ -64,3 +64,18 @@ def logdet_cholesky(x: Tensor) -> Tensor:
     chol = ops.linalg_cholesky(x)
     s = sum(ops.log(ops.real(diagonal(chol, 0, -2, -1))), -1)
     return ops.add(s, s)
+
+
+def kron(x: Tensor, y: Tensor) -> Tensor:
+    """The Kronecker product of two tensors of one dtype: ``x``'s axes interleaved with
+    ``y``'s (the shorter rank padded with leading 1s), multiplied by broadcasting, then
+    merged pairwise (booleans: logical and, as NumPy's multiply)."""
+    nd = max(x.ndim, y.ndim)
+    xs = (1,) * (nd - x.ndim) + x.shape
+    ys = (1,) * (nd - y.ndim) + y.shape
+    x = ops.reshape(x, new_sizes=tuple(v for s in xs for v in (s, 1)))
+    y = ops.reshape(y, new_sizes=tuple(v for s in ys for v in (1, s)))
+    shape = broadcast_shapes(x.shape, y.shape)
+    mul = ops.get("and") if x.dtype == bool else ops.mul
+    prod = mul(broadcast_to(x, shape), broadcast_to(y, shape))
+    return ops.reshape(prod, new_sizes=tuple(p * q for p, q in zip(xs, ys, strict=True)))
