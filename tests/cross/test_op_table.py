@@ -211,6 +211,14 @@ def _integer_zero(x):
     return (x == 0) if x.dtype.kind in "iu" else np.zeros(x.shape, bool)
 
 
+def _mixed_sign_grid():
+    """int64 against uint64 extremes: every pair, so -1 meets 2**64 - 1 and 2**63."""
+    i64, u64 = np.iinfo(np.int64), np.iinfo(np.uint64)
+    a, b = zip(*itertools.product((i64.min, -1, 0, 1, i64.max),
+                                  (0, 1, i64.max, 2 ** 63, u64.max)), strict=True)
+    return np.array(a, np.int64), np.array(b, np.uint64)
+
+
 UNARY = tuple(_float_cases(1) + _int_cases(1, zero_divisor=False))
 UNARY_ALL = UNARY + tuple(_complex_cases(1))
 BINARY_ALL = tuple(_float_cases(2) + _int_cases(2, zero_divisor=False) + _complex_cases(2))
@@ -244,6 +252,11 @@ RECORDS += [
         # no complex case: a complex product's cancellation (ad - bc) rounds as the
         # primitive ``mul`` does, which the composite does not choose
         Case("bool", (np.array([True, False]), np.array([[True, False], [False, True]]))))),
+    Record("mixed_sign_compare", {"numpy": {
+        f"np.{f.__name__}": f for f in (np.equal, np.not_equal, np.less, np.less_equal,
+                                        np.greater, np.greater_equal)}}, (
+        Case("int64-uint64", _mixed_sign_grid()),
+        Case("uint64-int64", tuple(reversed(_mixed_sign_grid()))))),
     Record("ordered", {"numpy": {"np.less": np.less, "np.less_equal": np.less_equal,
                                  "np.greater": np.greater,
                                  "np.greater_equal": np.greater_equal}}, BINARY_ALL),

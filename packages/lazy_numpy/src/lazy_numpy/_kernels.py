@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 
 import numpy as np
 
@@ -160,20 +159,10 @@ def _ordered(op_name):
 
 def _comparison(op_name, kernel):
     """``kernel`` for one-dtype loops; NumPy 2 also has exact uint64-vs-int64 loops."""
-    op = ops.get(op_name)
-    py_op = getattr(operator, op_name)
-
     def compare(a, b):
         if a.dtype == b.dtype:
             return kernel(a, b)
-        # compare as uint64; where the signed side is negative the answer is fixed
-        a_signed = _kind(a) == "i"
-        signed = a if a_signed else b
-        negative = ops.lt(signed, like(signed, 0))
-        u64 = [lc.numeric.cast(t, np.uint64) for t in (a, b)]
-        out = op(*u64)
-        return ops.select(negative, like(out, py_op(*((-1, 0) if a_signed else (0, -1)))),
-                          out)
+        return lc.numeric.mixed_sign_compare(op_name, a, b)
     return compare
 
 

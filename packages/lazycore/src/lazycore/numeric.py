@@ -54,6 +54,7 @@ from .composites.elementwise import (
     logaddexp2,
     maximum,
     minimum,
+    mixed_sign_compare,
     modf,
     nan_to_num,
     ndtri,

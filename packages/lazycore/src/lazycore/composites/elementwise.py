@@ -25,6 +25,7 @@ zero (C semantics). Flags:
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -571,3 +572,14 @@ def rint(x: Tensor) -> Tensor:
         return x
     return ops.round_half_even(x)
 
+
+
+def mixed_sign_compare(op_name: str, x: Tensor, y: Tensor) -> Tensor:
+    """``x op y`` for one signed and one unsigned integer operand, exactly: both compared
+    as uint64, and where the signed one is negative the answer is fixed (``-1 < 2**63``)."""
+    signed = x if np.dtype(x.dtype).kind == "i" else y
+    negative = ops.lt(signed, _like(signed, 0))
+    out = ops.get(op_name)(cast(x, np.uint64), cast(y, np.uint64))
+    pair = (-1, 0) if signed is x else (0, -1)  # the fixed answer, as for -1 against 0
+    fixed = getattr(operator, op_name)(*pair)
+    return ops.select(negative, _like(out, fixed), out)
