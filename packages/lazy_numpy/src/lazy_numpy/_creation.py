@@ -106,7 +106,7 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray
 @numpy_errors
 def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None) -> LazyArray:
     """``np.arange``: ``ceil((stop - start) / step)`` elements, computed in int64 for an
-    integer dtype and in float64 for a float one, then cast to ``dtype``."""
+    integer dtype and in the dtype's own fill type for a float one, then cast."""
     if step is None:
         step = 1
     if step == 0:
@@ -116,15 +116,15 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None) -
     if stop is None:
         start, stop = 0, start
     n = max(0, int(np.ceil((stop - start) / step)))
+    # NumPy's fill loops: the step is element 1 minus element 0, both stored in dtype
+    # (int(0.5 + 1.5) - int(0.5) == 2), then start + i * step in the loop's type
     if dt.kind in "biu":
-        idx = ops.iota(dtype=np.int64, shape=(n,), dimension=0)
-        r = ops.add(ops.mul(idx, num.full((n,), int(step), np.int64)),
-                    num.full((n,), int(start), np.int64))
-        return LazyArray(num.cast(r, dt))
-    work = np.result_type(dt, np.float64) if dt.kind == "f" else dt
-    idx = ops.iota(dtype=work, shape=(n,), dimension=0)
-    r = ops.add(ops.mul(idx, num.full((n,), step, work)), num.full((n,), start, work))
-    return LazyArray(num.cast(r, dt))
+        return LazyArray(num.arange(int(start), step=int(start + step) - int(start),
+                                    dtype=dt, length=n))
+    work = np.dtype(np.float32) if dt == np.float16 else dt
+    first = work.type(dt.type(start))
+    step = work.type(dt.type(start + step)) - first
+    return LazyArray(num.arange(first, step=step, dtype=dt, length=n, work_dtype=work))
 
 
 @numpy_errors

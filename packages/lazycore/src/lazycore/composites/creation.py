@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .. import ops
-from ..dtypes import canonical, is_integer
+from ..dtypes import canonical, is_complex, is_integer
 from ..tensor import Tensor
 from .broadcasting import broadcast_to, cast, full
 
@@ -20,8 +20,9 @@ def ones(shape, dtype) -> Tensor:
     return full(shape, 1, dtype)
 
 
-def arange(start, stop=None, step=1, dtype=None, length=None) -> Tensor:
-    """``start + step * iota`` (computed in int64 or float64, then cast); the length is
+def arange(start, stop=None, step=1, dtype=None, length=None, *, work_dtype=None) -> Tensor:
+    """``start + step * iota`` (computed in ``work_dtype``: by default int64, float64 or
+    complex128; then cast); the length is
     static: ``length``, or from ``stop`` as NumPy computes it."""
     if length is not None:
         n = int(length)
@@ -36,7 +37,9 @@ def arange(start, stop=None, step=1, dtype=None, length=None) -> Tensor:
             dtype = np.result_type(start, stop, step)
         n = max(0, math.ceil((stop - start) / step))
     dtype = canonical(dtype)
-    idx = ops.iota(dtype=np.int64 if is_integer(dtype) else np.float64, shape=(n,), dimension=0)
+    work = work_dtype or (np.int64 if is_integer(dtype) else
+                          np.complex128 if is_complex(dtype) else np.float64)
+    idx = ops.iota(dtype=work, shape=(n,), dimension=0)
     out = ops.add(ops.mul(idx, full((n,), step, idx.dtype)), full((n,), start, idx.dtype))
     return cast(out, dtype)
 
