@@ -24,8 +24,13 @@ Definitions (also printed with the markdown):
   measure is kept as ``core_lines_by_module``). **Shared fraction** = core lines used /
   (core lines used + frontend lines).
 
+**Line budgets**: ``--max-lines NAME=N`` (the core is ``lazycore``; repeatable) makes the
+exit status 1 when a package has more logical lines than its budget; CI holds the budgets
+stated in the README (``tests/tools/test_line_budgets.py``).
+
 Usage: ``python tools/reuse_metrics.py [--root DIR] [--json OUT.json] [--markdown OUT.md]
-[--coverage OUT.md] [--entries]``. Without ``--json``/``--markdown`` the markdown goes to stdout.
+[--coverage OUT.md] [--entries] [--max-lines NAME=N ...]``. Without
+``--json``/``--markdown`` the markdown goes to stdout.
 """
 
 from __future__ import annotations
@@ -705,6 +710,26 @@ def coverage_markdown(data: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def package_lines(data: dict) -> dict[str, int]:
+    """Logical lines per package: the core and each frontend."""
+    return {CORE: data["core"]["lines"],
+            **{name: f["lines"] for name, f in data["frontends"].items()}}
+
+
+def over_line_budget(data: dict, budgets: dict[str, int]) -> list[str]:
+    """A message for each package whose logical lines exceed its budget."""
+    lines = package_lines(data)
+    return [f"{name}: {lines[name]} logical lines > budget {limit}"
+            for name, limit in budgets.items() if lines.get(name, 0) > limit]
+
+
+def _budget(text: str) -> tuple[str, int]:
+    name, _, value = text.partition("=")
+    if not name or not value.isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME=N, got {text!r}")
+    return name, int(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
@@ -714,6 +739,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the op/composite coverage tables (markdown) here")
     parser.add_argument("--entries", action="store_true",
                         help="import each frontend to count its API entries (needs the frameworks)")
+    parser.add_argument("--max-lines", type=_budget, action="append", default=[],
+                        metavar="NAME=N", help="logical-line budget of a package (repeatable)")
     args = parser.parse_args(argv)
     data = analyse(args.root, entries=args.entries)
     text = markdown(data)
@@ -728,7 +755,10 @@ def main(argv: list[str] | None = None) -> int:
         args.coverage.write_text(coverage_markdown(data))
     if not args.json and not args.markdown and not args.coverage:
         sys.stdout.write(text)
-    return 0
+    problems = over_line_budget(data, dict(args.max_lines))
+    for p in problems:
+        print(f"over budget: {p}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
