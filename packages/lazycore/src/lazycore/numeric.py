@@ -128,6 +128,15 @@ from .composites.nn import (
     softsign,
 )
 from .composites.pooling import avg_pool, max_pool, max_pool_backward, pool_output_size
+from .composites.recurrent import (
+    gru_cell,
+    gru_cell_backward,
+    lstm_cell,
+    lstm_cell_backward,
+    recurrent_layer,
+    recurrent_layer_backward,
+    shift_steps,
+)
 from .composites.reductions import (
     all,
     any,
