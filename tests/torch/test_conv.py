@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 import lazy_torch
-from lazy_torch.lowerings import conv as conv_lowering
+from lazycore.composites.conv import patches_win
 
 # (input shape, weight shape, stride, padding, dilation, groups)
 CASES = [
@@ -50,7 +50,7 @@ def test_conv_matches_eager(case, dev):
         (y * y.detach().cos()).sum().backward()
         outs.append(y)
     out_size = tuple(outs[0].shape[2:])
-    patches = groups == 1 and conv_lowering._patches_win(xs, ws, out_size)
+    patches = groups == 1 and patches_win(xs, ws, out_size)
     assert ("conv_general_dilated" not in _ops_under(outs[1])) == patches
     torch.testing.assert_close(outs[1].cpu(), outs[0])
     for eager, lz in zip((x, w, b), lazy, strict=True):
@@ -58,6 +58,6 @@ def test_conv_matches_eager(case, dev):
 
 
 def test_small_map_threshold_is_the_documented_one():
-    assert conv_lowering._patches_win((8, 512, 2, 2), (512, 512, 3, 3), (2, 2))
-    assert not conv_lowering._patches_win((8, 3, 64, 64), (64, 3, 7, 7), (32, 32))
-    assert not conv_lowering._patches_win((8, 64, 16, 16), (64, 64, 3, 3), (16, 16))
+    assert patches_win((8, 512, 2, 2), (512, 512, 3, 3), (2, 2))
+    assert not patches_win((8, 3, 64, 64), (64, 3, 7, 7), (32, 32))
+    assert not patches_win((8, 64, 16, 16), (64, 64, 3, 3), (16, 16))
