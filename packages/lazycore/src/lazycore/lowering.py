@@ -16,7 +16,7 @@ import jax
 import numpy as np
 
 from .ir import Frozen, Node
-from .ops.registry import OPS
+from .optable import OPS
 
 
 @dataclass

@@ -23,10 +23,9 @@ from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
 from .lowering import Program, arg_layout, layout_args, linearize, lower
+from .tensor import _live
 
-# Live handles as weak references in a set; a dead handle's ref removes itself via
-# ``set.discard`` (a C callback), so registering costs well under a microsecond.
-_live: set = set()
+# ``_live``: the live handles (``tensor.py`` keeps the set; a sync reads it)
 _lock = threading.RLock()  # one sync at a time; tracing itself needs no lock
 _internal_paths: list[str] = [os.path.dirname(os.path.abspath(__file__))]
 _site_history: dict[str, Program] = {}

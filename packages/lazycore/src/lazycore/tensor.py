@@ -13,12 +13,15 @@ import weakref
 
 import numpy as np
 
-from . import runtime
 from .ir import LEAF_OPS, Aval, Node
 
-_live_add = runtime._live.add
+# Live handles as weak references in a set; a dead handle's ref removes itself via
+# ``set.discard`` (a C callback), so registering costs well under a microsecond. The
+# runtime reads the set at a sync; it imports this module, never the reverse.
+_live: set = set()
+_live_add = _live.add
 _ref = weakref.ref
-_discard = runtime._live.discard
+_discard = _live.discard
 
 
 _next_seq = itertools.count().__next__
@@ -73,11 +76,15 @@ class Tensor:
     # -- observation ----------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """Host copy (syncs this value if pending)."""
-        return runtime.to_numpy(self)
+        from .runtime import to_numpy
+
+        return to_numpy(self)
 
     def device_array(self):
         """The ``jax.Array`` holding this value (syncs if pending)."""
-        return runtime.materialize(self)
+        from .runtime import materialize
+
+        return materialize(self)
 
     def __repr__(self) -> str:
         state = "pending" if self.is_pending else "data"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-OPS: dict[str, OpDef] = {}
+from ..optable import OPS
+from ..trace import call
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,8 +23,7 @@ class OpDef:
     lower: Callable
     multi_output: bool = False
 
-    def __call__(self, *operands, **attrs):  # replaced by lazycore.trace.call on import
-        raise RuntimeError("import lazycore before calling ops")
+    __call__ = call  # ``op(x, y)`` traces: lazycore.trace.call, no frame in between
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
