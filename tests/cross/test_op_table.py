@@ -219,7 +219,28 @@ def _mixed_sign_grid():
     return np.array(a, np.int64), np.array(b, np.uint64)
 
 
+def _complex_nonfinite(z, *_):
+    """PyTorch's complex ``sgn`` of a number with an infinite or NaN part depends on its
+    kernel path: ``sgn(inf + 1j)`` is NaN+NaNj in the vectorized loop, and the scalar
+    tail differs again (``sgn(1e-45 + 0j)`` gives inf+NaNj there, 1+0j vectorized)."""
+    if z.dtype.kind != "c":
+        return np.zeros(z.shape, bool)
+    return ~(np.isfinite(z.real) & np.isfinite(z.imag))
+
+
+def _power_cases():
+    """Edge bases against edge exponents; integers with exponents >= 0 (a negative tensor
+    exponent of an integer base is an error eager finds in the data)."""
+    ints = [(a, b) for a, b in itertools.product(INTS + (46340, -46341), INTS) if b >= 0]
+    a, b = zip(*ints, strict=True)
+    return tuple(_float_cases(2)) + tuple(
+        Case(f"ints-{np.dtype(dt).name}", (np.array(a, dt), np.array(b, dt)))
+        for dt in (np.int32, np.int64)) + (
+        Case("bool-base", (np.array([True, False, True]), np.array([2, 3, 0]))),)
+
+
 UNARY = tuple(_float_cases(1) + _int_cases(1, zero_divisor=False))
+TORCH_COMPLEX = tuple(Case(c.name, c.args, only=("torch",)) for c in _complex_cases(1))
 UNARY_ALL = UNARY + tuple(_complex_cases(1))
 BINARY_ALL = tuple(_float_cases(2) + _int_cases(2, zero_divisor=False) + _complex_cases(2))
 RECORDS += [
@@ -227,7 +248,9 @@ RECORDS += [
     Record("isinf", {"numpy": {"np.isinf": np.isinf}}, UNARY_ALL),
     Record("isfinite", {"numpy": {"np.isfinite": np.isfinite}}, UNARY_ALL),
     # complex z / |z| may round differently by an ulp
-    Record("sign", {"numpy": {"np.sign": np.sign}}, UNARY_ALL, rtol=4e-7),
+    Record("sign", {"numpy": {"np.sign": np.sign},
+                    "torch": {"torch.sign": torch.sign, "torch.sgn": torch.sgn}},
+           UNARY_ALL + TORCH_COMPLEX, rtol=4e-7, undefined={"torch": _complex_nonfinite}),
     Record("reciprocal", {"numpy": {"np.reciprocal": np.reciprocal}}, UNARY_ALL, rtol=4e-7,
            undefined={"numpy": _integer_zero}),
     Record("spacing", {"numpy": {"np.spacing": np.spacing}}, tuple(_float_cases(1))),
@@ -257,6 +280,14 @@ RECORDS += [
                                         np.greater, np.greater_equal)}}, (
         Case("int64-uint64", _mixed_sign_grid()),
         Case("uint64-int64", tuple(reversed(_mixed_sign_grid()))))),
+    # the host-number exponents are the ones eager kernels special-case (x*x, sqrt,
+    # repeated squaring) and one they do not (2.5: pow)
+    Record("power", {"torch": {
+        "torch.pow(t, t)": torch.pow, "a ** 2": lambda a, b: a ** 2,
+        "a ** 0.5": lambda a, b: a ** 0.5, "a ** 3": lambda a, b: a ** 3,
+        "a ** -2": lambda a, b: a ** -2, "a ** 1": lambda a, b: a ** 1,
+        "a ** 2.5": lambda a, b: a ** 2.5, "a ** 0": lambda a, b: a ** 0,
+        "2 ** b": lambda a, b: 2 ** b}}, _power_cases(), rtol=4e-7),
     Record("ordered", {"numpy": {"np.less": np.less, "np.less_equal": np.less_equal,
                                  "np.greater": np.greater,
                                  "np.greater_equal": np.greater_equal}}, BINARY_ALL),

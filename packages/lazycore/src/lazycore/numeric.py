@@ -59,6 +59,7 @@ from .composites.elementwise import (
     nan_to_num,
     ndtri,
     ordered,
+    power,
     reciprocal,
     rint,
     round_decimals,

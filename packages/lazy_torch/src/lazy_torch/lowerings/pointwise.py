@@ -63,16 +63,19 @@ def abs_(x):
     return ops.abs(x)
 
 
-@lower("sign.default", "sign_.default", "prims.sign.default", "sgn.default", "sgn_.default")
+@lower("sgn.default", "sgn_.default", "prims.sign.default")
 def sgn(x):
-    """Eager's real sign is ``(0 < x) - (x < 0)``: +0 for -0.0 and for NaN (XLA's
-    sign keeps both); complex ``sgn`` is x/|x|."""
-    if D.is_bool(x.dtype):
-        return x
-    if not D.is_inexact(x.dtype) or D.is_complex(x.dtype):
-        return ops.sign(x)
-    zero = num.full(x.shape, 0, x.dtype)
-    return ops.sub(num.cast(ops.lt(zero, x), x.dtype), num.cast(ops.lt(x, zero), x.dtype))
+    """Eager's real sign is ``(0 < x) - (x < 0)``: +0 for -0.0 and for NaN; complex
+    ``sgn`` is x/|x| (+0 for 0)."""
+    return num.sign(x, nan_gives_zero=True)
+
+
+@lower("sign.default", "sign_.default")
+def sign(x):
+    if D.is_complex(x.dtype):
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support "
+                                  "complex numbers. Please use torch.sgn instead.")
+    return sgn(x)
 
 
 def _rounding(core):
@@ -282,22 +285,10 @@ def fmod(x, y):
 @lower("pow.Tensor_Tensor", "pow_.Tensor", "pow.Tensor_Scalar", "pow_.Scalar", "pow.Scalar",
        "prims.pow.default")
 def pow_(x, y):
-    if not isinstance(y, lc.Tensor) and isinstance(x, lc.Tensor):
-        if y == 2 and not D.is_bool(x.dtype):
-            dt = compute_dtype([x, y], BOOL_TO_LONG)
-            a = num.cast(x, dt)
-            return ops.mul(a, a)
-        if y == 1:
-            return num.cast(x, compute_dtype([x, y], BOOL_TO_LONG))
-        if y == 0.5 and D.is_inexact(x.dtype):
-            return ops.sqrt(x)
     dt = compute_dtype([x, y], BOOL_TO_LONG)
-    if D.is_integer(dt) and isinstance(y, lc.Tensor) is False and y < 0:
+    if D.is_integer(dt) and not isinstance(y, lc.Tensor) and y < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if (isinstance(x, lc.Tensor) and type(y) is int and abs(y) <= 64
-            and not D.is_bool(dt)):  # static exponent: fused repeated squaring
-        return ops.integer_pow(num.cast(x, dt), y=y)
-    return ops.pow(*num.promote([x, y], dtype=dt))
+    return num.power(x, y, dtype=dt)
 
 
 @lower("float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar")

@@ -30,11 +30,19 @@ import operator
 import numpy as np
 
 from .. import checks, ops
-from ..dtypes import finfo, is_bool, is_complex, is_floating, is_integer, is_unsigned
+from ..dtypes import (
+    finfo,
+    is_bool,
+    is_complex,
+    is_floating,
+    is_inexact,
+    is_integer,
+    is_unsigned,
+)
 from ..errors import DTypeError
 from ..ir import host_value
 from ..tensor import Tensor
-from .broadcasting import cast, full
+from .broadcasting import cast, full, promote
 from .reductions import any as any_
 
 _INT_OF_WIDTH = {2: np.int16, 4: np.int32, 8: np.int64}
@@ -425,9 +433,10 @@ def _nan_propagating(x, y, order, op):
     return ops.select(isnan(x), x, ops.select(isnan(y), y, out))
 
 
-def sign(x: Tensor) -> Tensor:
-    """-1, 0 or 1; ``sign(-0.0)`` is +0.0 and NaN stays NaN; a complex ``z`` gives
-    ``z / |z|`` (0 for 0, the unit along an infinite part, NaN where both are)."""
+def sign(x: Tensor, *, nan_gives_zero: bool = False) -> Tensor:
+    """-1, 0 or 1; ``sign(-0.0)`` is +0.0 and NaN stays NaN (``nan_gives_zero``: NaN
+    gives +0.0, as ``(0 < x) - (x < 0)`` does); a complex ``z`` gives ``z / |z|`` (+0 for
+    0, the unit along an infinite part, NaN where both are)."""
     if is_bool(x.dtype):
         return x
     if is_unsigned(x.dtype):
@@ -436,8 +445,29 @@ def sign(x: Tensor) -> Tensor:
         return _complex_sign(x)
     if is_floating(x.dtype):  # XLA's sign keeps the zero's sign
         zero = _like(x, 0)
-        return ops.select(ops.eq(x, zero), zero, ops.sign(x))
+        is_zero = ops.eq(x, zero)
+        if nan_gives_zero:
+            is_zero = _or(is_zero, ops.ne(x, x))
+        return ops.select(is_zero, zero, ops.sign(x))
     return ops.sign(x)
+
+
+def power(x, y, *, dtype) -> Tensor:
+    """``x ** y`` computed in ``dtype`` (the frontend's promotion). A host-number exponent
+    of a tensor takes the shortcuts eager kernels take, which are exact where ``pow`` is
+    not: ``2`` -> ``x * x``, ``1`` -> ``x``, ``0.5`` -> ``sqrt`` (inexact ``x``), a small
+    integer -> repeated squaring (``integer_pow``); otherwise ``pow`` on both operands."""
+    if isinstance(x, Tensor) and not isinstance(y, Tensor):
+        if y == 2 and not is_bool(x.dtype):
+            a = cast(x, dtype)
+            return ops.mul(a, a)
+        if y == 1:
+            return cast(x, dtype)
+        if y == 0.5 and is_inexact(x.dtype):
+            return ops.sqrt(cast(x, dtype))
+        if type(y) is int and abs(y) <= 64 and not is_bool(dtype):
+            return ops.integer_pow(cast(x, dtype), y=y)
+    return ops.pow(*promote([x, y], dtype=dtype))
 
 
 def _complex_sign(x):
