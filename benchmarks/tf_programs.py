@@ -38,7 +38,7 @@ from ._harness import row  # noqa: E402
 
 BENCH = "tf_programs"
 STEP_CASES = ("mlp", "cnn", "lstm", "transformer")
-STEP_IMPLS = ("eager", "tf_xla", "lazy_tf")
+STEP_IMPLS = ("eager", "tf_xla", "lazy_tf", "lazy_tf_fn")
 FIT_CASES = ("fit_mlp", "fit_cnn")
 FIT_IMPLS = ("keras_xla", "lazy_tf")
 CLASSES = 10
@@ -100,7 +100,7 @@ def _mode(impl: str) -> None:
     optimizer slots at the first step."""
     import lazy_tf as ltf
 
-    (ltf.keras.enable if impl == "lazy_tf" else ltf.keras.disable)()
+    (ltf.keras.enable if impl.startswith("lazy_tf") else ltf.keras.disable)()
 
 
 def _built(case, cfg, quick, lazy: bool):
@@ -117,7 +117,7 @@ def step_impl(case: str, impl: str, cfg: dict, quick: bool):
 
     import lazy_tf as ltf
 
-    lazy = impl == "lazy_tf"
+    lazy = impl.startswith("lazy_tf")
     m = _built(case, cfg, quick, lazy)
     opt = keras.optimizers.Adam(1e-3)
     loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -136,6 +136,8 @@ def step_impl(case: str, impl: str, cfg: dict, quick: bool):
     if impl == "tf_xla":
         opt.build(m.trainable_variables)
         train = tf.function(train, jit_compile=True)
+    elif impl == "lazy_tf_fn":  # whole-function capture: one call node per step
+        train = tf.function(train)
     return lambda: float(train(x, y))
 
 
@@ -208,7 +210,7 @@ def interleaved(case: str, impls: tuple, make, cfg: dict, quick: bool, rounds: i
                           first_loss=first[impl])
             if reference is not None and abs(first[impl] - reference) > 1e-4 * abs(reference):
                 fields["mismatch"] = f"first loss {first[impl]} vs {reference}"
-            if impl == "lazy_tf":
+            if impl.startswith("lazy_tf"):
                 fields["counters"] = _lazy_counters(steps[impl])
         else:
             fields.update(median_s=None, runs=0)

@@ -9,6 +9,15 @@ import pytest
 import tensorflow as tf
 
 import lazy_tf as ltf
+from lazy_tf import _capture
+
+
+@pytest.fixture(autouse=True, params=["capture", "graph"])
+def mode(request, monkeypatch):
+    """Every test runs with whole-function capture and with TensorFlow's graph path
+    (what a signature that cannot be captured falls back to)."""
+    monkeypatch.setattr(_capture, "ENABLED", [request.param == "capture"])
+    return request.param
 
 
 def _data(seed=0, n=8, d=3):
@@ -70,10 +79,11 @@ def _train(variable, tape, const, deco, steps=4):
 def test_decorated_train_step_matches_eager():
     eager, we, be, _ = _train(tf.Variable, tf.GradientTape, tf.constant, tf.function)
     lazy, wl, bl, step = _train(ltf.Variable, ltf.GradientTape, ltf.constant, tf.function)
-    np.testing.assert_allclose(lazy, eager, rtol=1e-6)
+    # (captured, the step is one XLA program: fused arithmetic may differ in the last bit)
+    np.testing.assert_allclose(lazy, eager, rtol=1e-5)
     assert len(set(lazy)) == len(lazy)  # the loss changes every step
-    np.testing.assert_allclose(wl.numpy(), we.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(bl.numpy(), be.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(wl.numpy(), we.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(bl.numpy(), be.numpy(), rtol=1e-5)
     assert step.experimental_get_tracing_count() == 1
 
 
@@ -150,18 +160,25 @@ def test_variable_numpy_inside_function_raises_like_tf():
         f()
 
 
-def test_ltf_optimizer_inside_function_raises():
-    w = ltf.Variable([1.0])
-    opt = ltf.optimizers.SGD(0.1)
+def test_ltf_optimizer_inside_function_raises(mode):
+    """Its slots and step count are not variables: the capture falls back (counted) to
+    TensorFlow's graph path, which raises, and nothing of the failed capture remains."""
+    w = ltf.Variable([1.0, -2.0])
+    opt = ltf.optimizers.Adam(0.1)
 
     @tf.function
     def step():
         with ltf.GradientTape() as t:
             loss = tf.reduce_sum(w * w)
         opt.apply_gradients([(t.gradient(loss, w), w)])
+        return loss
 
+    before = ltf.metrics.counters().get("tf_function_fallback", 0)
     with pytest.raises(NotImplementedError, match="tf.function"):
         step()
+    after = ltf.metrics.counters().get("tf_function_fallback", 0)
+    assert after - before == (mode == "capture")
+    assert float(tf.reduce_sum(w * 2.0)) == -2.0  # the variable is intact
 
 
 def test_lazy_outputs_of_function_are_current():
@@ -185,7 +202,7 @@ def test_spec_has_no_identity():
     np.testing.assert_allclose(flat[0].numpy(), [1.0, 2.0])
 
 
-def test_variable_argument_is_assignable_like_tf_variable():
+def test_variable_argument_is_assignable_like_tf_variable(mode):
     def run(variable, const):
         @tf.function
         def step(v, x):
@@ -202,4 +219,6 @@ def test_variable_argument_is_assignable_like_tf_variable():
     eager, eager_traces = run(tf.Variable, tf.constant)
     for x, y in zip(lazy, eager, strict=True):
         np.testing.assert_allclose(x, y)
-    assert lazy_traces == eager_traces
+    # captured, an ltf.Variable argument is part of the signature by identity (TF: by
+    # spec): the second variable traces again, the third call does not
+    assert lazy_traces == eager_traces + (mode == "capture")

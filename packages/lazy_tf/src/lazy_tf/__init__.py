@@ -23,6 +23,7 @@ import tensorflow as _tf
 import lazycore as _lc
 
 from . import (  # noqa: F401  (fill the table)
+    _capture,
     _api_array,
     _api_bits,
     _api_functional,
@@ -44,6 +45,7 @@ from ._tensor import LazyTensor
 from ._variable import Variable
 
 _dispatch._install()
+_capture.install()
 _operators._install()
 _lc.register_internal_path(_os.path.dirname(_os.path.abspath(__file__)))
 _lc.register_internal_path(_os.path.dirname(_tf.__file__))

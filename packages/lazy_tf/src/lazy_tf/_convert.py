@@ -95,6 +95,9 @@ def to_core(v, dtype=None) -> lc.Tensor:
         _check_scalar(v, target)
         return lc.scalar(v, target)
     if isinstance(v, tf.Tensor | tf.Variable):
+        if _state.capture[0] is not None and isinstance(v, tf.Variable):
+            raise lc.subprogram.CaptureError(  # its value would be baked into the capture
+                f"tf.Variable {v.name} read while a tf.function is captured")
         if dtype is not None and to_np(v.dtype) != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {v.dtype.name}")
         return _device_data(np.asarray(v.numpy()))

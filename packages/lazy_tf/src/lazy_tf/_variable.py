@@ -81,6 +81,11 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
         obj.__dict__["_trainable"] = bool(trainable)
         obj.__dict__["_name"] = f"Variable{'' if (n := next(_names)) == 0 else f'_{n}'}:0" \
             if name is None else f"{name}:0"
+        from ._capture import LIVE
+
+        LIVE[obj._id] = obj  # a captured tf.function body may read it
+        if _state.capture[0] is not None:  # created while a tf.function is captured
+            _state.capture[0].adopt(obj)
         return obj
 
     # -- reading ------------------------------------------------------------------

@@ -12,6 +12,7 @@ import numpy as np
 
 import lazycore as lc
 
+from . import _state
 from ._convert import to_core
 from ._graph import building
 from ._tensor import handle
@@ -54,6 +55,10 @@ class Optimizer:
         pairs = list(grads_and_vars)
         if not pairs:
             return  # Keras: nothing to apply, the step count stays
+        if _state.capture[0] is not None:  # slots and step count are not variables: the
+            # capture could not write them back; TensorFlow's graph path raises below
+            raise lc.subprogram.CaptureError(f"ltf.optimizers.{type(self).__name__} inside "
+                                             "a captured tf.function")
         if building():
             raise NotImplementedError(
                 f"ltf.optimizers.{type(self).__name__}.apply_gradients inside a tf.function "

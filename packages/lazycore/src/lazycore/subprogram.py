@@ -94,7 +94,9 @@ class Subprogram:
     """The IR between ``inputs`` (placeholders) and ``outputs``, callable on new inputs.
 
     ``generator``: the ``random.Generator`` whose draws inside the graph are re-drawn on
-    every call (None: the graph must not draw). ``site``: the user's ``file:line`` the
+    every call (None: the graph must not draw), or a callable giving, for each
+    ``rng_key`` node of the graph, the object (``next_key()``) to re-draw it from -- a
+    frontend with several random streams keeps each draw on its own stream. ``site``: the user's ``file:line`` the
     re-armed checks report (None: found on the stack at each call, which costs a
     stack walk per check -- milliseconds under autograd's engine)."""
 
@@ -118,9 +120,11 @@ class Subprogram:
         self.input_avals = tuple(n.aval for n in in_nodes)
         self.output_avals = tuple(n.aval for n in out_nodes[:self.n_outputs])
         self.n_ops = len(program)
-        self._generator = generator
-        # leaf operands passed every call; None marks a slot re-drawn from the generator
+        streams = generator if callable(generator) and not hasattr(generator, "next_key") \
+            else (lambda node: generator)
+        # leaf operands passed every call; None marks a slot re-drawn from its stream
         self._leaves = [None if id(n) in stop else Tensor(n) for n in leaves]
+        self._streams = [streams(n) if id(n) in stop else None for n in leaves]
         self._draws = sum(1 for t in self._leaves if t is None)
         self._spec = Frozen((program, outs, tuple(n.aval for n in out_nodes)))
 
@@ -130,8 +134,8 @@ class Subprogram:
             raise TypeError(f"sub-program takes {self.n_inputs} inputs, got {len(inputs)}")
         leaves = self._leaves
         if self._draws:
-            next_key = self._generator.next_key
-            leaves = [next_key() if t is None else t for t in leaves]
+            leaves = [s.next_key() if t is None else t
+                      for t, s in zip(leaves, self._streams, strict=True)]
         if not self._spec[1]:
             return ()
         values = call(*inputs, *leaves, spec=self._spec)

@@ -1,0 +1,347 @@
+"""Whole-function capture: a ``tf.function`` on lazy values records ONE node per call.
+
+Tracing a step through TensorFlow's graph (``_graph``) is correct but runs it in TF's
+graph runtime, op by op. Instead, when a ``tf.function`` is called with lazy inputs (or
+while ``ltf.Variable``s exist, which its body may read), its Python function is traced
+once per input signature onto ``lazycore`` placeholder leaves and cut into a
+``lazycore.subprogram.Subprogram``; later calls record one ``call`` node over the
+current inputs and variable values, which fuses with the rest of the step into one XLA
+program.
+
+* The signature follows ``tf.function``: tensors (lazy, eager, NumPy) by shape and
+  dtype, Python values by value, containers by structure; an ``ltf.Variable`` argument
+  by identity (TF: by spec -- a different variable of the same spec traces again here).
+* Every live ``ltf.Variable`` is a placeholder while the body is traced (``_Trace``);
+  those the program reads are inputs, those it assigns are outputs written back after
+  each call; variables the body creates (optimizer slots) are placeholders from birth.
+* ``ltf.GradientTape`` inside the body records on the placeholders; a tape outside the
+  call watches the variables the program reads and differentiates through the call.
+* Random draws get fresh keys from their own stream every call.
+* Python side effects run at trace time only, as in TF.
+* If the body needs a placeholder's value (a Python ``if`` on a tensor, an API that
+  runs eagerly), reads a ``tf.Variable``, raises, or touches nothing lazy, that
+  signature falls back to TensorFlow's own ``tf.function`` path (``_graph``), counted as
+  ``tf_function_fallback`` and logged. Never a stale value.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import weakref
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.eager.polymorphic_function import polymorphic_function as _pf
+from tensorflow.python.framework import ops
+
+import lazycore as lc
+from lazycore.subprogram import CaptureError
+
+from . import _state
+from ._graph import building
+from ._tensor import handle, is_lazy_class, new
+
+log = logging.getLogger("lazy_tf")
+# every ltf.Variable alive (weakly): any of them may be read by a traced body
+LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_ORIGINAL_CALL = _pf.Function.__call__
+_FALLBACK = "fallback"   # a signature run by TensorFlow's tf.function
+_PURE = "pure"           # a signature with nothing lazy: TensorFlow's tf.function
+_UNCAPTURABLE = object()
+# False: every tf.function runs through TensorFlow's graph (``_graph``), as before
+# capture existed (``LAZY_TF_CAPTURE=0``; tests run both paths)
+ENABLED = [os.environ.get("LAZY_TF_CAPTURE", "1") != "0"]
+
+
+# -- the input signature (tf.function's retracing rules) ------------------------------
+def _flatten(x, flat: list, sig: list) -> None:
+    cls = x.__class__
+    if cls is tuple or cls is list:
+        sig.append((cls, len(x)))
+        for e in x:
+            _flatten(e, flat, sig)
+    elif cls is dict:
+        keys = sorted(x)
+        sig.append((dict, tuple(keys)))
+        for k in keys:
+            _flatten(x[k], flat, sig)
+    elif isinstance(x, tuple) and hasattr(x, "_fields"):
+        sig.append((cls, len(x)))
+        for e in x:
+            _flatten(e, flat, sig)
+    else:
+        flat.append(x)
+        sig.append(_leaf_signature(x, cls))
+
+
+def _leaf_signature(x, cls):
+    if is_lazy_class(cls):
+        from ._variable import Variable
+
+        if isinstance(x, Variable):
+            return ("variable", id(x))
+        return ("tensor", x.__dict__["_h"].node.aval)
+    if isinstance(x, ops.EagerTensor):
+        return ("tensor", tuple(x.shape), x.dtype)
+    if cls is np.ndarray:
+        return ("tensor", x.shape, x.dtype)
+    if isinstance(x, tf.Variable | tf.Tensor | tf.__internal__.CompositeTensor |
+                  tf.TypeSpec) or getattr(x, "__tf_tracing_type__", None) is not None:
+        return _UNCAPTURABLE   # TF's own values (iterators, Keras variables, specs)
+    try:
+        hash(x)
+    except TypeError:
+        return _UNCAPTURABLE
+    return (cls, x)
+
+
+def _is_tensor_leaf(x) -> bool:
+    return (is_lazy_class(x.__class__) or isinstance(x, ops.EagerTensor)
+            or x.__class__ is np.ndarray)
+
+
+def _has_lazy(flat) -> bool:
+    return any(is_lazy_class(x.__class__) for x in flat)
+
+
+def _pack(structure, flat: list):
+    it = iter(flat)
+
+    def build(x):
+        cls = x.__class__
+        if cls is tuple or cls is list:
+            return cls(build(e) for e in x)
+        if cls is dict:
+            return {k: build(x[k]) for k in sorted(x)}
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return cls(*[build(e) for e in x])
+        return next(it)
+    return build(structure)
+
+
+# -- tracing ---------------------------------------------------------------------------
+class _Trace:
+    """The state of one capture: each variable's value before it, and its placeholder."""
+
+    def __init__(self):
+        self.vars: dict[int, tuple] = {}   # id(var) -> (var, node before, placeholder)
+
+    def adopt(self, var) -> None:
+        """``var`` reads a placeholder until the trace ends (``restore``)."""
+        if id(var) in self.vars:
+            return
+        h = handle(var)
+        ph = lc.subprogram.placeholder(h.node.aval, f"variable {var.name}")
+        self.vars[id(var)] = (var, h.node, ph)
+        h.node = ph.node
+
+    def restore(self) -> None:
+        for var, node, _ in self.vars.values():
+            var.__dict__["_h"].node = node
+
+
+class _Stream:
+    """Where a captured draw takes its fresh key each call: its lazy_tf random stream
+    (looked up per call, so ``ltf.random.set_seed`` restarts it as for lazy draws)."""
+
+    def __init__(self, op_seed):
+        self.op_seed = op_seed
+
+    def next_key(self):
+        from ._api_random import next_key
+
+        return next_key(self.op_seed)
+
+
+def _stream_of(node) -> _Stream:
+    from ._api_random import _STREAMS
+
+    seed = int(lc.ir.host_value(node.operands[0]))
+    for (_, op_seed), gen in list(_STREAMS.items()):
+        if gen.seed == seed:
+            return _Stream(op_seed)
+    raise CaptureError("a random draw of the traced function comes from no ltf.random "
+                       "stream")
+
+
+def _reachable(roots: list, targets: set) -> set:
+    """Ids of the ``targets`` nodes the ``roots`` depend on."""
+    seen, found = set(), set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if id(node) in targets:
+            found.add(id(node))
+            continue
+        stack.extend(node.operands)
+    return found
+
+
+class _Capture:
+    """One signature's sub-program and how to feed it and unpack its results."""
+
+    def __init__(self, fn, structure, flat: list, name: str, lazy_args: bool):
+        from ._variable import Variable
+
+        tr = _Trace()
+        args, feeds, holders = [], [], []
+        for i, x in enumerate(flat):
+            if isinstance(x, Variable):
+                tr.adopt(x)
+                args.append(x)
+            elif _is_tensor_leaf(x):
+                from ._convert import to_core
+
+                aval = to_core(x).node.aval if not is_lazy_class(x.__class__) else \
+                    x.__dict__["_h"].node.aval
+                ph = lc.subprogram.placeholder(aval, f"argument {i}")
+                holders.append(ph)
+                feeds.append(("arg", i, ph.node))
+                args.append(new(ph))
+            else:
+                args.append(x)
+        for var in list(LIVE.values()):
+            tr.adopt(var)
+        tapes, stopped = _state.active_tapes[:], _state.stopped[0]
+        _state.active_tapes.clear()
+        _state.stopped[0] = 0
+        outer, _state.capture[0] = _state.capture[0], tr
+        try:
+            with lc.subprogram.capturing() as captured:
+                f_args, f_kwargs = _pack(structure, args)
+                out = fn(*f_args, **f_kwargs)
+            self._build(tr, out, feeds, holders, captured, name, lazy_args)
+        finally:
+            _state.capture[0] = outer
+            _state.active_tapes[:] = tapes
+            _state.stopped[0] = stopped
+            tr.restore()
+
+    def _build(self, tr, out, feeds, holders, captured, name, lazy_args):
+        from ._variable import Variable
+
+        placeholders = [ph for _, _, ph in tr.vars.values()] + holders
+        for ph in placeholders:  # a value was needed, even if the error was caught
+            if ph.node.value.__traceback__ is not None:
+                raise ph.node.value
+        out_flat, out_sig = [], []
+        _flatten(out, out_flat, out_sig)
+        self.out_structure = _pack(out, [None] * len(out_flat))  # no traced values kept
+        plan, results = [], []
+        for o in out_flat:
+            if isinstance(o, Variable):
+                plan.append(("object", o))
+            elif is_lazy_class(o.__class__):
+                plan.append(("result", len(results)))
+                results.append(lc.Tensor(o.__dict__["_h"].node))
+            else:
+                plan.append(("object", o))
+        self.writes = []  # (variable, result index)
+        for var, _, ph in tr.vars.values():
+            if var.__dict__["_h"].node is not ph.node:
+                self.writes.append((var, len(results)))
+                results.append(lc.Tensor(var.__dict__["_h"].node))
+        roots = [t.node for t in results] + [c.flag.node for c in captured.checks]
+        used = _reachable(roots, {id(ph.node) for ph in placeholders})
+        self.feeds = [(kind, i) for kind, i, node in feeds if id(node) in used]
+        inputs = [lc.Tensor(node) for _, _, node in feeds if id(node) in used]
+        for var, _, ph in tr.vars.values():
+            if id(ph.node) in used:
+                self.feeds.append(("variable", var))
+                inputs.append(lc.Tensor(ph.node))
+        if not results or (not self.writes and not any(k == "variable" for k, _ in self.feeds)
+                           and not lazy_args):
+            self.program = None  # nothing lazy: TensorFlow's own function
+            return
+        self.plan = plan
+        self.program = lc.subprogram.Subprogram(inputs, results, _stream_of, captured.checks,
+                                                site=f"tf.function {name}")
+
+    def run(self, flat: list):
+        from ._convert import to_core
+        from ._dispatch import wrap
+
+        inputs = [to_core(flat[i]) if kind == "arg" else to_core(i) for kind, i in self.feeds]
+        values = self.program(*inputs)
+        for var, j in self.writes:
+            handle(var).assign(values[j])
+        out = [wrap(values[v]) if kind == "result" else v for kind, v in self.plan]
+        return _pack(self.out_structure, out)
+
+
+def _capture_for(function, flat, sig, structure):
+    """The signature's capture (traced now if new), or a marker for TF's path."""
+    caps = function.__dict__.setdefault("_lazy_captures", {})
+    key = tuple(sig)
+    cap = caps.get(key)
+    if cap is not None:
+        return cap
+    name = getattr(function, "_name", "?")
+    lazy_args = _has_lazy(flat)
+    try:
+        cap = _Capture(function._python_function, structure, flat, name, lazy_args)
+    except Exception as error:  # noqa: BLE001 - TF's path decides (and raises TF's error)
+        cap = _FALLBACK
+        if lazy_args or _caused_by_capture(error):
+            lc.metrics.inc("tf_function_fallback")
+            log.info("tf.function %s: whole-function capture fell back to TensorFlow's "
+                     "graph for this signature (%s: %s)", name, type(error).__name__, error)
+    if cap is not _FALLBACK and cap.program is None:
+        cap = _PURE
+    else:
+        lc.metrics.inc("tf_function_capture")
+    caps[key] = cap
+    return cap
+
+
+def _caused_by_capture(error) -> bool:
+    while error is not None:
+        if isinstance(error, CaptureError):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def call(function, args, kwargs):
+    """``tf.function``'s ``__call__``: captured when lazy values are involved."""
+    if building() or function._run_functions_eagerly or not ENABLED[0]:
+        return _ORIGINAL_CALL(function, *args, **kwargs)
+    if _state.capture[0] is not None:  # inside a capture: inline, as TF inlines calls
+        return function._python_function(*args, **kwargs)
+    flat, sig = [], []
+    structure = (args, kwargs)
+    _flatten(structure, flat, sig)
+    if _UNCAPTURABLE in sig or (not LIVE and not _has_lazy(flat)):
+        return _ORIGINAL_CALL(function, *args, **kwargs)
+    cap = _capture_for(function, flat, sig, structure)
+    if cap is _FALLBACK or cap is _PURE:
+        return _ORIGINAL_CALL(function, *args, **kwargs)
+    lc.metrics.inc("tf_function_call")
+    return cap.run(flat)
+
+
+def _function_call(self, *args, **kwargs):
+    return call(self, args, kwargs)
+
+
+def _tracing_count(self) -> int:
+    """TF's traces plus whole-function captures (each runs the Python body once)."""
+    return _ORIGINAL_COUNT(self) + captures(self)
+
+
+_ORIGINAL_COUNT = _pf.Function.experimental_get_tracing_count
+
+
+def install() -> None:
+    _pf.Function.__call__ = _function_call
+    _pf.Function.experimental_get_tracing_count = _tracing_count
+
+
+def captures(function) -> int:
+    """How many signatures of ``function`` were traced by whole-function capture."""
+    caps = function.__dict__.get("_lazy_captures", {})
+    return sum(1 for c in caps.values() if isinstance(c, _Capture))
