@@ -475,6 +475,35 @@ NN_RECORDS += [
 ]
 
 # -- scatter family: values along an axis, duplicate targets, out-of-range indices ---------
+def _negate_every_other_column(x):
+    """An in-place op on a strided view: a write through it to the base's storage."""
+    y = x.clone()
+    y[:, ::2].neg_()
+    return y
+
+
+def _fill_diagonal(x):
+    y = x.clone()
+    y.diagonal().fill_(-0.0)
+    return y
+
+
+def _add_through_transpose(x):
+    y = x.clone()
+    y.t()[1:].add_(1e30)
+    return y
+
+
+WRITE_CASES = tuple(Case(f"edges-{np.dtype(dt).name}", (np.array(FLOATS, dt).reshape(3, 6),))
+                    for dt in (np.float32, np.float64)) + (
+    Case("ints", (np.arange(-6, 6, dtype=np.int64).reshape(3, 4),)),)
+NN_RECORDS += [
+    Record("write_positions", {"torch": {
+        "y[:, ::2].neg_()": _negate_every_other_column,
+        "y.diagonal().fill_(-0.0)": _fill_diagonal,
+        "y.t()[1:].add_(1e30)": _add_through_transpose}}, WRITE_CASES),
+]
+
 _SRC = np.array([[NAN, -0.0, INF, 1e30], [-INF, 2.5, -1e30, 0.0]])
 _IDX = np.array([[0, 2, 2, 1], [2, 0, 1, 1]], np.int64)  # duplicates along both axes
 

@@ -50,6 +50,10 @@ class LazyTensor(torch.Tensor):
     _kind = FULL
     _ver = 0
 
+    def __lazycore_tensor__(self) -> lc.Tensor:
+        """The core handle (``lazycore.interop``: another frontend adopts it, no sync)."""
+        return read(self)
+
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         return _dispatch(func, args, kwargs or {})
@@ -252,13 +256,8 @@ def write(t: LazyTensor, value: lc.Tensor) -> None:
         t._lc = value
     else:
         base = cell.value
-        flat = lc.ops.reshape(base, new_sizes=(base.size,))
         pos = positions(base.size, tuple(t.shape), t.stride(), t.storage_offset())
-        idx = lc.ops.reshape(pos, new_sizes=(value.size, 1))
-        new = lc.ops.scatter(flat, idx, lc.ops.reshape(value, new_sizes=(value.size,)),
-                             update_window_dims=(), inserted_window_dims=(0,),
-                             scatter_dims_to_operand_dims=(0,), mode="fill")
-        cell.value.assign(lc.ops.reshape(new, new_sizes=base.shape))
+        cell.value.assign(lc.numeric.write_positions(base, pos, value))
         t._lc = value
     cell.version += 1
     t._ver = cell.version

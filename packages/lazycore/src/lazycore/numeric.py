@@ -82,6 +82,7 @@ from .composites.indexing import (
     setitem,
     take,
     take_along_axis,
+    write_positions,
     write_element,
 )
 from .composites.linalg import einsum, kron, logdet_cholesky, matmul, tensordot

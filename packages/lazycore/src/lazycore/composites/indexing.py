@@ -154,6 +154,18 @@ def index_fill(x: Tensor, axis: int, index: Tensor, value) -> Tensor:
     return setitem(x, (slice(None),) * axis + (idx,), v)
 
 
+def write_positions(x: Tensor, positions: Tensor, values: Tensor) -> Tensor:
+    """``x`` with the elements at flat (row-major) ``positions`` set to ``values`` (of
+    ``positions``' shape and ``x``'s dtype; positions in range and distinct): a write
+    through a strided view of ``x``'s storage. One scatter, no bounds checks."""
+    flat = ops.reshape(x, new_sizes=(x.size,))
+    idx = ops.reshape(positions, new_sizes=(values.size, 1))
+    new = ops.scatter(flat, idx, ops.reshape(values, new_sizes=(values.size,)),
+                      update_window_dims=(), inserted_window_dims=(0,),
+                      scatter_dims_to_operand_dims=(0,), mode="fill")
+    return ops.reshape(new, new_sizes=x.shape)
+
+
 def _move_front(x: Tensor, count: int, position: int) -> Tensor:
     """Move the first ``count`` axes to start at ``position``."""
     if count == 0 or position == 0:
