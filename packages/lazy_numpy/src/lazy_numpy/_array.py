@@ -34,6 +34,10 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         self._v = tensor
         self._s = None
 
+    def __lazycore_tensor__(self) -> lc.Tensor:
+        """The core handle (``lazycore.interop``: another frontend adopts it, no sync)."""
+        return self._t
+
     @property
     def _t(self) -> lc.Tensor:
         """The current value; a view re-derives it once its storage was written."""

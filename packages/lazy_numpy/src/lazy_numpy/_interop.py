@@ -7,13 +7,6 @@ import lazycore as lc
 from ._array import LazyArray
 
 
-def _core(self: LazyArray) -> lc.Tensor:
-    return self._t
-
-
-LazyArray.__lazycore_tensor__ = _core
-
-
 def from_lazy(value) -> LazyArray:
     """The same pending value (a lazy torch or TF tensor, or a LazyArray) as a LazyArray:
     no materialization, no copy; NumPy's rules apply to the ops that follow."""

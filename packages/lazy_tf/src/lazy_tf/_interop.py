@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from ._tensor import LazyTensor, handle, new
-
-
-def _core(self) -> lc.Tensor:
-    return handle(self)
-
-
-LazyTensor.__lazycore_tensor__ = _core
+from ._tensor import new
 
 
 def from_lazy(value):

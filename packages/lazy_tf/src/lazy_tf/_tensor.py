@@ -50,6 +50,10 @@ class LazyTensor(tf.experimental.ExtensionType):
 
     __array_priority__ = 100  # numpy defers to our reflected operators, as with tf.Tensor
 
+    def __lazycore_tensor__(self) -> lc.Tensor:
+        """The core handle (``lazycore.interop``: another frontend adopts it, no sync)."""
+        return handle(self)
+
     # -- static information ------------------------------------------------------
     @property
     def ndim(self) -> int:

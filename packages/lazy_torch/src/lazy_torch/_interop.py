@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from ._tensor import LazyTensor, read, wrap
-
-
-def _core(self: LazyTensor) -> lc.Tensor:
-    return read(self)
-
-
-LazyTensor.__lazycore_tensor__ = _core
+from ._tensor import LazyTensor, wrap
 
 
 def from_lazy(value) -> LazyTensor:
