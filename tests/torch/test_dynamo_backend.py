@@ -203,3 +203,34 @@ def test_dropout_draws_a_new_mask_each_call(dev):
         assert set(m.unique().tolist()) <= {0.0, 2.0}
         assert 0.3 < (m == 0).float().mean().item() < 0.7
     assert not torch.equal(a, b)
+
+
+def test_batch_norm_running_stats_train_like_eager(dev):
+    """BatchNorm writes its buffers (``running_mean.copy_``, ``num_batches_tracked.add_``)
+    inside the graph: they must match eager, and the saved activations of the backward
+    must not be invalidated by those writes."""
+    def make():
+        return nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
+                             nn.Flatten(), nn.Linear(4 * 6 * 6, 3))
+
+    eager, lazy = _pair(make, dev)
+    opt_e = torch.optim.SGD(eager.parameters(), lr=0.1)
+    opt_l = torch.optim.SGD(lazy.parameters(), lr=0.1)
+    compiled = torch.compile(lambda m, x: m(x).square().mean(), backend="lazytensor")
+    breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
+    torch.manual_seed(3)
+    for _ in range(3):
+        x = torch.randn(2, 3, 8, 8)
+        want = eager(x).square().mean()
+        want.backward()
+        got = compiled(lazy, x.to(dev))
+        got.backward()
+        _close(got, want.detach())
+        for (name, pe), pl in zip(eager.named_parameters(), lazy.parameters(), strict=True):
+            torch.testing.assert_close(pl.grad.cpu(), pe.grad, rtol=1e-4, atol=1e-5, msg=name)
+        for opt in (opt_e, opt_l):
+            opt.step()
+            opt.zero_grad()
+        for (name, be), bl in zip(eager.named_buffers(), lazy.buffers(), strict=True):
+            torch.testing.assert_close(bl.cpu(), be, rtol=1e-5, atol=1e-6, msg=name)
+    assert sum(torch._dynamo.utils.counters["graph_break"].values()) == breaks

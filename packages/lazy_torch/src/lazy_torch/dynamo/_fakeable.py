@@ -16,6 +16,11 @@ own Python (the operator fast path, the dispatcher) and graph-breaks on
   device=lazy)`` builds it below the fake mode and hands it to ``aten.lift_fresh``, as
   Hugging Face's KV cache does with ``torch.tensor([])``) becomes a fake tensor there,
   as a CPU tensor does, instead of escaping as a real one into fake ops;
+* a method lazy_torch defines in Python for speed (``add_``, ``mul_``, ``sqrt``: the
+  operator fast path) is traced as ``torch.Tensor``'s method on a graph input too:
+  Dynamo looks up an input's attribute on the real object and would otherwise inline the
+  fast path's Python (and, past its mode checks, the dispatcher and JAX) -- BatchNorm's
+  ``num_batches_tracked.add_(1)`` broke every graph that held one;
 * AOTAutograd's tangent check accepts a ``LazyTensor`` where it traced a plain tensor
   (``__coerce_same_metadata_as_tangent__`` returns the tangent unchanged).
 
@@ -63,11 +68,36 @@ def install() -> None:
 
     VariableBuilder._wrap = _wrap
     MetaConverter.__call__ = _meta
+    _tensor_methods()
     _fake_lifts()
     _capturable_optimizers()
     LazyTensor.__coerce_same_metadata_as_tangent__ = _same_tangent
     LazyTensor.backward = torch._dynamo.disable(LazyTensor.backward)
     _installed.append(True)
+
+
+def _tensor_methods() -> None:
+    from torch._dynamo.variables.tensor import TensorVariable
+    from torch._dynamo.variables.torch_function import TensorWithTFOverrideVariable
+
+    subclass_getattr = TensorWithTFOverrideVariable.var_getattr
+    dynamic_getattr = TensorVariable.dynamic_getattr
+    methods = frozenset(name for name, v in vars(LazyTensor).items()
+                        if not name.startswith("__") and callable(v)
+                        and name != "backward" and hasattr(torch.Tensor, name))
+
+    def _var_getattr(self, tx, name):
+        if name in methods and self.class_type is LazyTensor:
+            return TensorVariable.var_getattr(self, tx, name)
+        return subclass_getattr(self, tx, name)
+
+    def _dynamic_getattr(self, tx, name):
+        if name in methods and self.class_type is LazyTensor:
+            raise NotImplementedError  # a GetAttrVariable: torch.Tensor's method is traced
+        return dynamic_getattr(self, tx, name)
+
+    TensorWithTFOverrideVariable.var_getattr = _var_getattr
+    TensorVariable.dynamic_getattr = _dynamic_getattr
 
 
 def _fake_lifts() -> None:
