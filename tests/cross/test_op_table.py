@@ -709,6 +709,41 @@ RECORDS += [
 ]
 
 
+# -- writes at flat positions: held element writes, overlapping views, masks ------------------
+def _cells(x):
+    """``a[i] = edge value`` one by one: held in the storage, then one scatter."""
+    y = x.copy()
+    for k, v in enumerate((-0.0, NAN, INF, -INF, 1e30, 0.0, -1e-30)):
+        y[(3 * k + 1) % len(y)] = v
+    y[-1] = -0.0
+    y[1] = 2.5  # a later write to the same cell wins
+    return y
+
+
+def _window_rows(x):
+    """Rows written through overlapping windows (``as_strided`` memory sharing)."""
+    y = x.copy()
+    w = np.lib.stride_tricks.sliding_window_view(y, 3, writeable=True)
+    w[1] = x[4:7]
+    w[5] = x[:3][::-1]
+    return y
+
+
+def _masked(x):
+    y = x.copy()
+    y[x > 0] = -0.0
+    y[y < 0] *= 2  # a selection kept at full shape, stored back under its mask
+    return y
+
+
+RECORDS += [
+    Record("write_elements", {"numpy": {"a[i] = v": _cells}}, tuple(_float_cases(1))),
+    Record("write_positions", {"numpy": {"windows[i] = row": _window_rows}}, tuple(_float_cases(1))),
+    Record("masked_assign", {"numpy": {"a[mask] = v; a[mask] *= 2": _masked}},
+           tuple(_float_cases(1))),
+]
+
+
 # -- running one API eagerly and lazily ---------------------------------------------------
 
 def _eager_inputs(framework, args):

@@ -84,6 +84,7 @@ _array._dispatch.update(
     function=_registry.array_function,
     getitem=_indexing.getitem,
     setitem=_indexing.setitem,
+    set_element=_indexing.set_element,
     astype=_numpy_errors(_astype),
 )
 _operators.install()  # planned Python operators over the mixin's ufunc calls

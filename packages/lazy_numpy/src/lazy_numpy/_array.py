@@ -18,6 +18,7 @@ from . import _views
 
 # bound by the package __init__ once the dispatch modules exist (avoids import cycles)
 _dispatch = {}
+_SCALARS = (bool, int, float, complex, np.bool_, np.number)  # element-write values
 
 
 class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
@@ -249,6 +250,9 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
         return _dispatch["getitem"](self, key)
 
     def __setitem__(self, key, value):
+        if (isinstance(value, _SCALARS) and type(self) is LazyArray
+                and _dispatch["set_element"](self, key, value)):
+            return  # ``a[i, j] = 3.0``: held in the storage, no graph node
         _dispatch["setitem"](self, key, value)
 
     # -- methods: thin aliases of the np.* functions (one implementation each) -----------

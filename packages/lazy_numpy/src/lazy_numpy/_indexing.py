@@ -147,12 +147,6 @@ def _per_element_shape(shape, trailing) -> bool:
                                            strict=True))
 
 
-def _full_mask(mask: lc.Tensor, shape) -> lc.Tensor:
-    """A mask over ``shape``'s leading axes, broadcast over the trailing ones."""
-    m = lc.ops.reshape(mask, new_sizes=mask.shape + (1,) * (len(shape) - mask.ndim))
-    return lc.numeric.broadcast_to(m, tuple(shape))
-
-
 def _value_tensor(a, value) -> lc.Tensor:
     if isinstance(value, bool | int | float | complex):
         if isinstance(value, complex) and a.dtype.kind != "c":
@@ -244,8 +238,7 @@ def _inplace(stem: str, ufunc):
             return general(self, other)
         full = LazyArray(self._full)
         ufunc(full, other, out=full)  # NumPy's loop, casting rule and errors
-        self._full = lc.ops.select(_full_mask(self._mask, self._full.shape), full._t,
-                                   self._full)
+        self._full = lc.numeric.masked_assign(self._full, self._mask, full._t, full_shape=True)
         return self
     method.__name__ = f"__i{stem}__"
     return method
@@ -274,29 +267,62 @@ def setitem(a: LazyArray, key, value) -> None:
     mask = _lone_mask(a, key)
     if mask is not None:
         if isinstance(value, MaskedSelection) and value._pending_under(mask._t, a.shape):
-            v = lc.numeric.cast(value._full, a.dtype)  # ``a[mask] op= v`` & co.
-            a._t = lc.ops.select(_full_mask(mask._t, a.shape), v, a._t)
-            return
+            a._t = lc.numeric.masked_assign(a._t, mask._t, value._full, full_shape=True)
+            return  # ``a[mask] op= v`` & co.
         if _per_element(value, a, mask):
-            v = _value_tensor(a, value)
-            trailing = a.shape[mask.ndim:]
-            if v.ndim > len(trailing):
-                v = lc.ops.reshape(v, new_sizes=v.shape[1:])
-            v = lc.numeric.broadcast_to(v, a.shape)
-            a._t = lc.ops.select(_full_mask(mask._t, a.shape), v, a._t)
+            a._t = lc.numeric.masked_assign(a._t, mask._t, _value_tensor(a, value))
             return
-    if (isinstance(value, bool | int | float) and isinstance(key, tuple) and
-            len(key) == a.ndim and all(_is_int(k) for k in key)):
-        host = np.asarray(value, dtype=a.dtype)[()]  # OverflowError as NumPy
-        a._t = lc.numeric.write_element(a._t, key, host)  # ``u[i, j] = T`` in a loop: one scatter
-        return
     v = _value_tensor(a, value)
     k = core_key(key, a._t)
     a._t = checked(a.shape, k, lc.numeric.setitem(a._t, k, v), "setitem")
 
 
-def _is_int(k) -> bool:
-    return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
+# -- element writes: ``a[i, j] = 3.0`` ------------------------------------------------------------
+
+SCALARS = (bool, int, float, complex, np.bool_, np.number)
+_SCRATCH: dict = {}  # dtype -> a one-element host array (NumPy's own scalar assignment)
+
+
+def set_element(a: LazyArray, key, value) -> bool:
+    """``a[i, j, ...] = scalar`` (one int per axis, a host scalar): held in the array's
+    storage as one element write (``lazycore.views.Storage.write_element``), no graph
+    node; False (nothing done) for any other key. The position comes from NumPy's layout
+    of ``a`` (its probe), so a write through a view lands in the shared memory every
+    alias reads. Errors are NumPy's, in its order: read-only, index, then the value's
+    conversion (done by NumPy's own assignment into a scratch element)."""
+    items = key if type(key) is tuple else (key,)
+    for k in items:
+        if type(k) is not int and not isinstance(k, np.integer):
+            return False
+    if a._s is None:
+        _views._storage(a)
+    q = a._probe
+    s = a._s
+    if len(items) != q.ndim or q.dtype != s.dtype:
+        return False  # a row write, or a view reading the memory as another dtype
+    if not q.flags.writeable:
+        raise ValueError("assignment destination is read-only")
+    item = q.itemsize
+    pos = 0 if a._base is None else _offset(q, a._base._probe)
+    for k, n, st in zip(items, q.shape, q.strides, strict=True):
+        i = int(k)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            q[items]  # noqa: B018 - NumPy's IndexError, with its message
+        pos += i * st
+    scratch = _SCRATCH.get(q.dtype)
+    if scratch is None:
+        scratch = _SCRATCH[q.dtype] = np.empty(1, q.dtype)
+    scratch[0] = value  # NumPy's cast: OverflowError, NaN to int, ComplexWarning ...
+    s.write_element(pos // item, scratch[0])
+    return True
+
+
+def _offset(q: np.ndarray, owner: np.ndarray) -> int:
+    """Bytes from the start of the owner's memory to the first element of the probe ``q``."""
+    root = _views._root(owner)
+    return q.__array_interface__["data"][0] - root.__array_interface__["data"][0]
 
 
 # -- views at arbitrary strides -------------------------------------------------------------------

@@ -377,23 +377,7 @@ def _gather(value, pos):
 
 
 def _scatter(value, pos, child):
-    lc = _ops()
-    flat = lc.ops.reshape(value, new_sizes=(value.size,))
-    child = lc.ops.reshape(lc.numeric.cast(child, value.dtype), new_sizes=(child.size,))
-    where = lc.asarray(pos.reshape(-1, 1))
-    dims = dict(update_window_dims=(), inserted_window_dims=(0,),
-                scatter_dims_to_operand_dims=(0,), mode="fill")
-    if np.unique(pos).size == pos.size:
-        out = lc.ops.scatter(flat, where, child, **dims)
-    else:  # overlapping: per position, the last child element that changed wins
-        old = lc.numeric.take(flat, lc.asarray(pos.reshape(-1)), 0)
-        changed = lc.ops.ne(_as_bits(old), _as_bits(child))  # bitwise: NaN, -0.0
-        if changed.ndim > 1 or changed.shape != (child.size,):  # complex: two halves
-            changed = lc.ops.ne(old, child)
-        order = lc.ops.iota(dtype=np.dtype(np.int64), shape=(child.size,), dimension=0)
-        last = lc.ops.select(changed, order, _const(order, -1))
-        none = lc.numeric.full((flat.size,), -1, np.dtype(np.int64))
-        winner = lc.ops.scatter_max(none, where, last, **dims)
-        picked = lc.numeric.take(child, lc.ops.max(winner, _const(winner, 0)), 0)
-        out = lc.ops.select(lc.ops.ge(winner, _const(winner, 0)), picked, flat)
-    return lc.ops.reshape(out, new_sizes=value.shape)
+    """``value`` (the storage) with the view's elements ``child`` written back at their
+    flat positions ``pos``; overlapping windows: the last element that changed wins."""
+    return _ops().numeric.write_positions(value, pos, child,
+                                          last_changed=np.unique(pos).size != pos.size)

@@ -77,13 +77,14 @@ from .composites.indexing import (
     host_index,
     index_add,
     index_fill,
+    masked_assign,
     one_hot,
     scatter_along_axis,
     setitem,
     take,
     take_along_axis,
+    write_elements,
     write_positions,
-    write_element,
 )
 from .composites.linalg import einsum, kron, logdet_cholesky, matmul, tensordot
 from .composites.loss_scaling import unscale, update_loss_scale

@@ -20,15 +20,52 @@ from . import ops
 from .composites import indexing
 from .composites.broadcasting import cast
 
+_PENDING_LIMIT = 1 << 16  # element writes held before they become a scatter anyway
+
 
 class Storage:
-    """The memory of an owner array and its views: one core value and a version."""
+    """The memory of an owner array and its views: one core value and a version.
 
-    __slots__ = ("value", "version", "__weakref__")
+    Element writes (``a[i, j] = 3.0`` with host ints and a host scalar) are held here as
+    ``{flat position: value}`` -- a dict update, no graph node -- and become one scatter
+    (``indexing.write_elements``) when the value is next read, so a Python loop setting
+    cells one by one costs what NumPy's does until the array is used. Writing a whole
+    new value drops the writes it replaces. Every write bumps the version, so each view
+    re-derives (reading, hence applying the writes) on its next read."""
+
+    __slots__ = ("_value", "_writes", "version", "__weakref__")
 
     def __init__(self, value):
-        self.value = value
+        self._value = value
+        self._writes = None
         self.version = 0
+
+    @property
+    def value(self):
+        if self._writes:
+            writes, self._writes = self._writes, None
+            self._value = indexing.write_elements(self._value, writes)
+        return self._value
+
+    @value.setter
+    def value(self, value) -> None:
+        self._writes = None  # the whole memory is replaced: pending element writes too
+        self._value = value
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    def write_element(self, position: int, value) -> None:
+        """Record ``memory[position] = value`` (a flat C-order position in the owner's
+        value, already in range; ``value`` a host scalar already in its dtype)."""
+        writes = self._writes
+        if writes is None:
+            writes = self._writes = {}
+        writes[position] = value
+        self.version += 1
+        if len(writes) >= _PENDING_LIMIT:
+            self.value  # noqa: B018 - apply them: the dict must not grow without bound
 
 
 class Lens:

@@ -10,14 +10,12 @@ that syncs (counted as ``sync::data_dependent``).
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from .. import ops
 from ..errors import IndexOutOfRange, ShapeError
 from ..tensor import Tensor
-from ..trace import constant, filled, scalar
+from ..trace import filled, scalar
 from .broadcasting import broadcast_shapes, broadcast_to, cast, full
 
 
@@ -152,18 +150,6 @@ def index_fill(x: Tensor, axis: int, index: Tensor, value) -> Tensor:
         return ops.reshape(setitem(ops.reshape(x, new_sizes=(1,)), (idx,), v), new_sizes=())
     axis %= x.ndim
     return setitem(x, (slice(None),) * axis + (idx,), v)
-
-
-def write_positions(x: Tensor, positions: Tensor, values: Tensor) -> Tensor:
-    """``x`` with the elements at flat (row-major) ``positions`` set to ``values`` (of
-    ``positions``' shape and ``x``'s dtype; positions in range and distinct): a write
-    through a strided view of ``x``'s storage. One scatter, no bounds checks."""
-    flat = ops.reshape(x, new_sizes=(x.size,))
-    idx = ops.reshape(positions, new_sizes=(values.size, 1))
-    new = ops.scatter(flat, idx, ops.reshape(values, new_sizes=(values.size,)),
-                      update_window_dims=(), inserted_window_dims=(0,),
-                      scatter_dims_to_operand_dims=(0,), mode="fill")
-    return ops.reshape(new, new_sizes=x.shape)
 
 
 def _move_front(x: Tensor, count: int, position: int) -> Tensor:
@@ -466,50 +452,87 @@ def _basic_region(x: Tensor, key):
     return starts, tuple(sizes), tuple(shape)
 
 
-# -- element writes -------------------------------------------------------------------------
+# -- writes at flat positions (element writes, writes through views) -----------------------
 
-# id(result node) -> (weakref to it, the node before the run of element writes,
-# {flat position: value written})
-_ELEMENT_WRITES: dict = {}
-_PARAM_VALUES = 8  # up to this many different values stay parameters (no recompiles)
+_FLAT = dict(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+             mode="fill")
 
 
-def write_element(x: Tensor, index: tuple, value) -> Tensor:
-    """``x`` with one element (``index``: one int per axis) set to the host scalar
-    ``value``. Consecutive element writes to the same value (``u0[i, j] = T`` in a
-    Python loop) coalesce into one scatter of all the positions written so far, from the
-    value before the first: the graph stays one scatter instead of a chain of thousands
-    of updates that XLA takes minutes to compile. Positions are baked (the loop's
-    structure); the values are parameters (a new value does not recompile) when they
-    are all equal or few, else one baked table. A later write to a position wins."""
-    flat = 0
-    for d, (i, size) in enumerate(zip(index, x.shape, strict=True)):
-        i = int(i)
-        if not -size <= i < size:
-            raise IndexOutOfRange(f"index {i} is out of bounds for axis {d} with size {size}",
-                                  op="setitem")
-        flat = flat * size + i % size
-    entry = _ELEMENT_WRITES.pop(id(x.node), None)
-    if entry is not None and entry[0]() is x.node:
-        base, writes = Tensor(entry[1]), dict(entry[2])
-    else:
-        base, writes = x, {}
-    writes[flat] = value
+def write_elements(x: Tensor, writes: dict) -> Tensor:
+    """``x`` with ``writes`` (flat C-order position -> host scalar already in ``x``'s
+    dtype) applied: the element writes a frontend collected since ``x`` was last read
+    (``u0[i, j] = T`` in a Python loop) as ONE scatter. Positions and values are device
+    data (a different set of positions or values reuses the program; only their count is
+    in it); equal values are one parameter. Positions are distinct (a dict), so the
+    scatter's order of updates does not matter."""
     n = len(writes)
+    if not n:
+        return x
+    from ..runtime import asarray
+
     table = np.array(list(writes.values()), dtype=x.dtype)
-    if (table == table[0]).all() or (table != table).all():
+    if table.tobytes() == table[:1].tobytes() * n:  # bitwise: -0.0 is not 0.0, NaN is NaN
         values = filled(table[0], x.dtype, (n,))
-    elif n <= _PARAM_VALUES:
-        values = ops.concatenate(*[filled(v, x.dtype, (1,)) for v in table], dimension=0)
     else:
-        values = constant(table)
-    positions = constant(np.fromiter(writes, dtype=np.int64, count=n).reshape(n, 1))
-    out = ops.scatter(ops.reshape(base, new_sizes=(base.size,)), positions, values,
-                      update_window_dims=(), inserted_window_dims=(0,),
-                      scatter_dims_to_operand_dims=(0,), mode="fill")
-    out = ops.reshape(out, new_sizes=x.shape)
-    if len(_ELEMENT_WRITES) > 256:
-        _ELEMENT_WRITES.clear()
-    # the base as a node, not a handle: a handle would be a live value every sync computes
-    _ELEMENT_WRITES[id(out.node)] = (weakref.ref(out.node), base.node, writes)
-    return out
+        values = asarray(table)
+    positions = host_index(np.fromiter(writes, dtype=np.int64, count=n).reshape(n, 1))
+    out = ops.scatter(ops.reshape(x, new_sizes=(x.size,)), positions, values, **_FLAT)
+    return ops.reshape(out, new_sizes=x.shape)
+
+
+def write_positions(x: Tensor, positions, values: Tensor, *,
+                    last_changed: bool = False) -> Tensor:
+    """``x`` with the elements at flat (row-major) ``positions`` set to ``values`` (of
+    ``positions``' size; positions in range): a write through a strided view of ``x``'s
+    storage. ``positions``: an integer tensor, or a host integer array (then device
+    data: other positions reuse the program). Positions are distinct -- one scatter --
+    unless ``last_changed``: then where several elements share a position (overlapping
+    windows of ``as_strided``), the last one in order whose value differs bitwise from
+    what ``x`` holds there wins, as an element-by-element copy into shared memory leaves
+    it (an element written back unchanged does not undo another's write)."""
+    n = values.size
+    flat = ops.reshape(x, new_sizes=(x.size,))
+    child = ops.reshape(cast(values, x.dtype), new_sizes=(n,))
+    if isinstance(positions, Tensor):
+        pos = ops.reshape(cast(positions, np.int64), new_sizes=(n,))
+    else:
+        pos = host_index(np.asarray(positions).reshape(n))
+    where = ops.reshape(pos, new_sizes=(n, 1))
+    if not last_changed:
+        return ops.reshape(ops.scatter(flat, where, child, **_FLAT), new_sizes=x.shape)
+    old = take(flat, pos, 0)
+    order = ops.iota(dtype=np.dtype(np.int64), shape=(n,), dimension=0)
+    last = ops.select(_differs(old, child), order, full((n,), -1, np.int64))
+    winner = ops.scatter_max(full((x.size,), -1, np.int64), where, last, **_FLAT)
+    picked = take(child, ops.max(winner, full((x.size,), 0, np.int64)), 0)
+    out = ops.select(ops.ge(winner, full((x.size,), 0, np.int64)), picked, flat)
+    return ops.reshape(out, new_sizes=x.shape)
+
+
+def _differs(a: Tensor, b: Tensor) -> Tensor:
+    """Elementwise: ``a`` and ``b`` differ bitwise (NaN equals the same NaN, ``-0.0``
+    differs from ``0.0``; complex: either part)."""
+    kind = a.dtype.kind
+    if kind == "c":
+        parts = [_differs(f(a), f(b)) for f in (ops.real, ops.imag)]
+        return ops.bitwise_or(*parts)
+    if kind == "f":
+        bits = np.dtype(f"u{a.dtype.itemsize}")
+        a, b = (ops.bitcast_convert(t, dtype=bits) for t in (a, b))
+    return ops.ne(a, b)
+
+
+def masked_assign(x: Tensor, mask: Tensor, value: Tensor, *, full_shape: bool = False) -> Tensor:
+    """``x[mask] = value`` for a boolean ``mask`` over ``x``'s leading axes, as one
+    ``select``: no count of ``True`` values is needed, so no sync. ``value`` broadcasts
+    to the selection ``x[mask]`` whatever its length: to the trailing axes, with at most
+    a leading axis of length 1 (the caller checked). ``full_shape``: ``value`` has
+    ``x``'s shape (a selection kept at full shape: ``a[mask] op= v``), and only the
+    positions under ``mask`` are taken from it."""
+    value = cast(value, x.dtype)
+    if not full_shape:
+        if value.ndim > x.ndim - mask.ndim:
+            value = ops.reshape(value, new_sizes=value.shape[1:])
+        value = broadcast_to(value, x.shape)
+    m = ops.reshape(mask, new_sizes=mask.shape + (1,) * (x.ndim - mask.ndim))
+    return ops.select(broadcast_to(m, x.shape), value, x)
