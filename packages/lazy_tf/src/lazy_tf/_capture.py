@@ -19,7 +19,8 @@ program.
 * Random draws get fresh keys from their own stream every call.
 * Python side effects run at trace time only, as in TF.
 * If the body needs a placeholder's value (a Python ``if`` on a tensor, an API that
-  runs eagerly), reads a ``tf.Variable``, raises, or touches nothing lazy, that
+  runs eagerly), runs a stateful TF op eagerly (``tf.random.normal`` on host values, a
+  ``tf.Variable`` read: TF's op callback sees it), raises, or touches nothing lazy, that
   signature falls back to TensorFlow's own ``tf.function`` path (``_graph``), counted as
   ``tf_function_fallback`` and logged. Never a stale value.
 """
@@ -33,7 +34,7 @@ import weakref
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager.polymorphic_function import polymorphic_function as _pf
-from tensorflow.python.framework import ops
+from tensorflow.python.framework import op_callbacks, op_def_registry, ops
 
 import lazycore as lc
 from lazycore.subprogram import CaptureError
@@ -126,6 +127,15 @@ class _Trace:
 
     def __init__(self):
         self.vars: dict[int, tuple] = {}   # id(var) -> (var, node before, placeholder)
+        self.stateful: list[str] = []      # stateful TF ops run eagerly meanwhile
+
+    def eager_op(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):
+        """TF's op callback: a stateful op run eagerly (``tf.random.normal`` on host
+        values, a ``tf.Variable`` read) computed a value the next call would need anew."""
+        if graph is None:
+            op_def = op_def_registry.get(op_type)
+            if op_def is None or op_def.is_stateful:
+                self.stateful.append(op_type)
 
     def adopt(self, var) -> None:
         """``var`` reads a placeholder until the trace ends (``restore``)."""
@@ -163,6 +173,21 @@ def _stream_of(node) -> _Stream:
             return _Stream(op_seed)
     raise CaptureError("a random draw of the traced function comes from no ltf.random "
                        "stream")
+
+
+def _stream_counters() -> dict:
+    from ._api_random import _STREAMS
+
+    return {key: gen.counter for key, gen in _STREAMS.items()}
+
+
+def _rewind(counters: dict) -> None:
+    """The trace's draws are not the first call's: every stream continues where it was
+    (the first call draws what an uncaptured call would)."""
+    from ._api_random import _STREAMS
+
+    for key, gen in _STREAMS.items():
+        gen.counter = counters.get(key, 0)
 
 
 def _reachable(roots: list, targets: set) -> set:
@@ -210,12 +235,19 @@ class _Capture:
         _state.active_tapes.clear()
         _state.stopped[0] = 0
         outer, _state.capture[0] = _state.capture[0], tr
+        counters = _stream_counters()
+        op_callbacks.add_op_callback(tr.eager_op)
         try:
             with lc.subprogram.capturing() as captured:
                 f_args, f_kwargs = _pack(structure, args)
                 out = fn(*f_args, **f_kwargs)
+            if tr.stateful:  # its result would be a constant of the capture
+                raise CaptureError(f"stateful TensorFlow op {tr.stateful[0]} ran eagerly "
+                                   "while a tf.function was captured")
             self._build(tr, out, feeds, holders, captured, name, lazy_args)
         finally:
+            op_callbacks.remove_op_callback(tr.eager_op)
+            _rewind(counters)
             _state.capture[0] = outer
             _state.active_tapes[:] = tapes
             _state.stopped[0] = stopped
