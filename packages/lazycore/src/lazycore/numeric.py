@@ -131,6 +131,7 @@ from .composites.nn import (
     softsign,
 )
 from .composites.pooling import avg_pool, max_pool, max_pool_backward, pool_output_size
+from .composites.random import exponential
 from .composites.recurrent import (
     gru_cell,
     gru_cell_backward,

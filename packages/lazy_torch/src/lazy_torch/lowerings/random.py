@@ -4,8 +4,11 @@ Streams are reproducible under ``torch.manual_seed`` but are not CPU PyTorch's."
 
 from __future__ import annotations
 
+import torch
+
 import lazycore as lc
 
+from .._convert import torch_dtype
 from .common import D, full_like, num, ops, to_np
 from .registry import lower
 
@@ -80,11 +83,19 @@ def randn_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memo
     return num.cast(GENERATOR.normal(x.shape, draw_dtype), dtype)
 
 
+def _scalar_type(dtype) -> str:
+    """PyTorch's name of a scalar type in messages: ``Long``, ``ComplexFloat``."""
+    return torch.empty(0, dtype=torch_dtype(dtype)).type().split(".")[-1].removesuffix("Tensor")
+
+
 @lower("exponential_.default")
 def exponential_(x, lambd=1.0, *, generator=None):
-    u = _uniform(x.shape, D.float32)
-    e = ops.div(ops.neg(ops.log1p(ops.neg(u))), full_like(u, lambd))
-    return num.cast(e, x.dtype)
+    if not D.is_floating(x.dtype):
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {_scalar_type(x.dtype)}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return num.exponential(GENERATOR.next_key(), x.shape, x.dtype, rate=lambd)
 
 
 def randperm(n, dtype=None):
