@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import torch
 from torch._decomp import decomposition_table
-from torch.utils._pytree import tree_flatten, tree_unflatten
 
 import lazycore as lc
 
 from . import _tensor
-from ._convert import cpu_to_core, cpu_to_numpy, np_dtype, numpy_to_cpu, torch_dtype
+from ._convert import cpu_to_core
 from ._errors import translate
-from ._tensor import FULL, LazyTensor, alias, layout_kind, make_view, read, relayout, wrap, write
+from ._fallback import fallback as _fallback
+from ._fallback import store
+from ._fallback import writeback as _writeback
+from ._tensor import FULL, LazyTensor, alias, layout_kind, make_view, read, relayout, wrap
 from ._views import view_meta
 from .lowerings import LOWERINGS
 from .lowerings.foreach import foreach, is_foreach
@@ -199,35 +201,6 @@ def _next_strategy(func, args, kwargs):
     return _fallback(func, args, kwargs)
 
 
-def store(dst, value: lc.Tensor, func=None) -> None:
-    """Write ``value`` into ``dst`` with eager's checks (shape, castability)."""
-    dtype = dst.dtype
-    vd = torch_dtype(value.dtype)
-    if vd != dtype:
-        if not torch.can_cast(vd, dtype):
-            raise RuntimeError(f"result type {_pretty(vd)} can't be cast to the desired output "
-                               f"type {_pretty(dtype)}")
-        value = lc.numeric.cast(value, np_dtype(dtype))
-    shape = tuple(dst.shape)
-    if value.shape != shape:
-        try:
-            if lc.numeric.broadcast_shapes(value.shape, shape) != shape:
-                raise lc.ShapeError("")
-            value = lc.numeric.broadcast_to(value, shape)
-        except lc.ShapeError:
-            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
-                               f"shape {list(value.shape)}") from None
-    write(dst, value)
-
-
-def _pretty(dtype) -> str:
-    return {torch.float32: "Float", torch.float64: "Double", torch.int64: "Long",
-            torch.int32: "Int", torch.bool: "Bool", torch.float16: "Half",
-            torch.bfloat16: "BFloat16", torch.int16: "Short", torch.int8: "Char",
-            torch.uint8: "Byte", torch.complex64: "ComplexFloat",
-            torch.complex128: "ComplexDouble"}.get(dtype, str(dtype))
-
-
 def _make_inplace_lowered(low):
     def handler(func, args, kwargs):
         out = _call_lowering(low, args, kwargs)
@@ -336,63 +309,3 @@ def _inplace_view(func, args, kwargs):
         aten.as_strided_.default(t, size, stride, offset)
     relayout(t, value)
     return t
-
-
-# -- fallback ------------------------------------------------------------------------------------
-
-def _fallback(func, args, kwargs):
-    """Run ``func`` eagerly on CPU copies (counted as ``fallback::aten::<op>``)."""
-    flat, spec = tree_flatten((args, kwargs))
-    lazy_pos = [i for i, v in enumerate(flat) if isinstance(v, LazyTensor)]
-    schema_args = func._schema.arguments
-    written = [i for i, a in enumerate(schema_args) if a.alias_info is not None
-               and a.alias_info.is_write]
-
-    def run(*hosts):
-        cpu_flat = list(flat)
-        for i, h in zip(lazy_pos, hosts, strict=True):
-            cpu_flat[i] = numpy_to_cpu(h)
-        cpu_args, cpu_kwargs = tree_unflatten(cpu_flat, spec)
-        out = func(*cpu_args, **cpu_kwargs)
-        mutated = []
-        for i in written:
-            a = schema_args[i]
-            v = cpu_args[i] if i < len(cpu_args) else cpu_kwargs.get(a.name)
-            mutated.append(_host(v))
-        return _host(out), mutated
-
-    out, mutated = lc.fallback(f"aten::{func.__name__}", run,
-                               [read(flat[i]) for i in lazy_pos])
-    for i, m in zip(written, mutated, strict=True):
-        a = schema_args[i]
-        target = args[i] if i < len(args) else kwargs.get(a.name)
-        _writeback(target, m)
-    returns = func._schema.returns
-    if returns and returns[0].alias_info is not None and written:
-        a = schema_args[written[0]]
-        return args[written[0]] if written[0] < len(args) else kwargs.get(a.name)
-    return _from_host(out)
-
-
-def _host(v):
-    if isinstance(v, torch.Tensor):
-        return cpu_to_numpy(v)
-    if isinstance(v, list | tuple):
-        return type(v)(_host(x) for x in v)
-    return v
-
-
-def _writeback(target, value):
-    if isinstance(target, LazyTensor):
-        store(target, value if isinstance(value, lc.Tensor) else lc.asarray(value))
-    elif isinstance(target, list | tuple):
-        for t, v in zip(target, value, strict=True):
-            _writeback(t, v)
-
-
-def _from_host(v):
-    if isinstance(v, lc.Tensor):
-        return wrap(v)
-    if isinstance(v, list | tuple):
-        return type(v)(_from_host(x) for x in v)
-    return v

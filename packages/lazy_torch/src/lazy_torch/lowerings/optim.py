@@ -21,6 +21,8 @@ import torch
 
 import lazycore as lc
 
+from .._fallback import fallback as _fallback
+from .._fallback import store
 from .._tensor import LazyTensor, read, wrap
 from .special import special
 
@@ -57,12 +59,6 @@ def _scalar(value) -> LazyTensor:
 
 def _lists_lazy(*lists) -> bool:
     return all(type(t) is LazyTensor for ts in lists for t in ts)
-
-
-def _fallback(func, args, kwargs):
-    from .._dispatch import _fallback as cpu
-
-    return cpu(func, args, kwargs)
 
 
 # -- Adam / AdamW ----------------------------------------------------------------------------
@@ -126,8 +122,6 @@ def _adam_inplace(adamw: bool):
         done = _adam_values(func, args, kwargs, adamw)
         if done is None:
             return _fallback(func, args, kwargs)
-        from .._dispatch import store
-
         for values, targets in zip(*done, strict=True):
             for t, v in zip(targets, values, strict=True):
                 store(t, v)
@@ -199,8 +193,6 @@ def _sgd_inplace(func, args, kwargs):
     done = _sgd_values(func, args, kwargs)
     if done is None:
         return _fallback(func, args, kwargs)
-    from .._dispatch import store
-
     for values, targets in zip(*done, strict=True):
         for t, v in zip(targets, values, strict=True):
             store(t, v)

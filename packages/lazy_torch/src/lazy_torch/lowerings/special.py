@@ -11,6 +11,7 @@ import torch
 import lazycore as lc
 
 from .._convert import cpu_to_core, np_dtype
+from .._fallback import store
 from .._tensor import LazyTensor, read, to_cpu, wrap
 
 aten = torch.ops.aten
@@ -36,8 +37,6 @@ def copy_(func, args, kwargs):
         with torch._C._DisableTorchDispatch():
             dst.copy_(to_cpu(src) if isinstance(src, LazyTensor) else src)
         return dst
-    from .._dispatch import store
-
     value = lc.numeric.cast(_core(src), np_dtype(dst.dtype))
     shape = tuple(dst.shape)
     if value.shape != shape:
