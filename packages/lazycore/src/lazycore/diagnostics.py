@@ -187,7 +187,7 @@ def on_sync(cause: str, site: str, program, hit: bool, reason: str | None = None
     """Record one executed sync; log it when debugging."""
     # O(outputs), not O(graph): sync is on the hot path. Node hashes are structural, so the
     # outputs' hashes identify the graph (up to which leaves are shared).
-    ops = len(program.nodes) - len(program.inputs)
+    ops = program.size - len(program.inputs)
     graph = graph_id(program)  # the HLO module is named lazy_<graph>
     record = SyncRecord(cause, site, ops, len(program.inputs), len(program.output_positions),
                         hit, reason, graph, detail)

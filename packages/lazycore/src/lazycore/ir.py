@@ -43,10 +43,13 @@ class Aval(NamedTuple):
 class Node:
     """One traced operation (or leaf). ``aval`` is a tuple of Avals for multi-output ops."""
 
-    __slots__ = ("op", "operands", "attrs", "aval", "hash", "value", "__weakref__")
+    # ``idx``: the node's place in the trace cursor's current epoch (``lazycore.cursor``);
+    # below the epoch's base (-1 at creation) when it is not part of it
+    __slots__ = ("op", "operands", "attrs", "aval", "hash", "value", "idx", "__weakref__")
 
     def __init__(self, op: str, operands: tuple, attrs: tuple, aval, value=None):
         # ``trace.call`` builds interior nodes inline with this same hash (hot path)
+        self.idx = -1
         self.op = op
         self.operands = operands
         self.attrs = attrs
@@ -91,6 +94,7 @@ def leaf(op: str, aval: Aval, value, node_hash: int) -> Node:
     node.aval = aval
     node.value = value
     node.hash = node_hash
+    node.idx = -1
     return node
 
 

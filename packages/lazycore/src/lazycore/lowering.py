@@ -9,7 +9,6 @@ up: node hashes plus operand positions (which leaves are shared) and leaf avals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import jax
@@ -19,14 +18,45 @@ from .ir import Frozen, Node
 from .optable import OPS
 
 
-@dataclass
 class Program:
-    nodes: list[Node]
-    operand_positions: list[tuple[int, ...]]
-    input_positions: list[int]
-    output_positions: list[int]
-    key: tuple
-    inputs: list[Node] = field(default_factory=list)
+    """A linearized graph: ``nodes`` in post-order, each node's operand positions, which
+    positions are inputs and outputs, and the compile cache ``key``.
+
+    ``roots``: the output nodes, in order (``nodes`` at ``output_positions``). A program
+    the trace cursor took from a recording (``lazycore.cursor``) gathers ``nodes`` only
+    when something reads them (``gather``): a cache hit never does."""
+
+    def __init__(self, nodes: list[Node] | None, operand_positions: list[tuple[int, ...]],
+                 input_positions: list[int], output_positions: list[int], key: tuple,
+                 inputs: list[Node] | None = None, *, roots: list[Node] | None = None,
+                 gather=None):
+        self._nodes = nodes
+        self._gather = gather
+        self.operand_positions = operand_positions
+        self.input_positions = input_positions
+        self.output_positions = output_positions
+        self.key = key
+        self.inputs = [] if inputs is None else inputs
+        self._roots = roots
+
+    @property
+    def nodes(self) -> list[Node]:
+        if self._nodes is None:
+            self._nodes = self._gather()
+            self._gather = None
+        return self._nodes
+
+    @property
+    def roots(self) -> list[Node]:
+        if self._roots is None:
+            nodes = self.nodes
+            self._roots = [nodes[p] for p in self.output_positions]
+        return self._roots
+
+    @property
+    def size(self) -> int:
+        """How many nodes (inputs included), without gathering them."""
+        return len(self.operand_positions)
 
     def input_avals(self):
         return [n.aval for n in self.inputs]
@@ -69,6 +99,16 @@ def linearize(roots: list[Node]) -> Program:
     return program
 
 
+def from_recording(entry, nodes: list[Node], roots: list[Node]) -> Program:
+    """The program the trace cursor found for ``roots`` (``cursor.take``): inputs from
+    the epoch's ``nodes`` at the recorded places; the rest gathered only if read."""
+    gather = entry.gather
+    return Program(None, entry.operand_positions, entry.input_positions,
+                   entry.output_positions, entry.key,
+                   [nodes[p] for p in entry.input_places], roots=roots,
+                   gather=lambda: list(gather(nodes)))
+
+
 def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
     """``shape``'s program over the new nodes, or None if the graph differs in any
     node hash, operand or sharing (each position must hold exactly one node).
@@ -104,7 +144,7 @@ def _replay(shape: _Shape, roots: list[Node]) -> Program | None:
         return None
     inputs = [nodes[i] for i in shape.input_positions]
     return Program(nodes, shape.operand_positions, shape.input_positions,
-                   shape.output_positions, shape.key, inputs)
+                   shape.output_positions, shape.key, inputs, roots=roots)
 
 
 def _walk(roots: list[Node]) -> Program:
@@ -135,7 +175,8 @@ def _walk(roots: list[Node]) -> Program:
     key_parts = tuple(zip([n.hash for n in nodes], operand_positions, strict=True))
     outputs = [position[r] for r in roots]
     key = Frozen((key_parts, tuple(outputs)))
-    return Program(nodes, operand_positions, input_positions, outputs, key, inputs)
+    return Program(nodes, operand_positions, input_positions, outputs, key, inputs,
+                   roots=[nodes[p] for p in outputs])
 
 
 _INPUT_OPS = frozenset({"data", "param", "failed"})
@@ -320,9 +361,8 @@ def lower(program: Program, donate: tuple[int, ...] = (), shardings=None):
 def graph_id(program: Program) -> int:
     """A short structural id of the graph (the sync log's ``graph=``): the output nodes'
     hashes identify it, so it costs O(outputs)."""
-    nodes = program.nodes
-    ops = len(nodes) - len(program.inputs)
-    return hash((ops, tuple([nodes[p].hash for p in program.output_positions]))) & 0xFFFFFFFF
+    ops = program.size - len(program.inputs)
+    return hash((ops, tuple([r.hash for r in program.roots]))) & 0xFFFFFFFF
 
 
 def module_name(program: Program) -> str:

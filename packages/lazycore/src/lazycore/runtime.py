@@ -18,11 +18,22 @@ import weakref
 import jax
 import numpy as np
 
-from . import cache, checks, diagnostics, interpreter, leaks, metrics, sharding, steps, tiers
+from . import (
+    cache,
+    checks,
+    cursor,
+    diagnostics,
+    interpreter,
+    leaks,
+    metrics,
+    sharding,
+    steps,
+    tiers,
+)
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
-from .lowering import Program, arg_layout, layout_args, linearize, lower
+from .lowering import Program, arg_layout, from_recording, layout_args, linearize, lower
 from .tensor import _live
 
 # ``_live``: the live handles (``tensor.py`` keeps the set; a sync reads it)
@@ -167,7 +178,12 @@ def _run(targets, full: bool, cause: str):
             seen.add(id(t.node))
             roots.append(t.node)
     batch = checks.take(roots)  # pending data checks: one extra output, read after the run
-    program = linearize(roots)
+    # the trace cursor: a step that repeats the last one takes its program without a walk
+    # (only if no other thread may have traced into the epoch)
+    found = cursor.take(roots) if _alone() else None
+    taken = found is not None
+    program = from_recording(*found, roots) if taken else linearize(roots)
+    cursor.close(roots, program, taken)
     site = _call_site()
     if leaks.marks:  # ops recorded in an lc.data_loading()/logging_region() region
         leaks.check(program, site)
@@ -175,7 +191,7 @@ def _run(targets, full: bool, cause: str):
     if failed:
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
-    donate = (_donatable(program)
+    donate = (_donatable(program, roots)
               if full and settings.donate and _alone()
               and not _holds
               and not diagnostics.verifying()  # verify re-reads the inputs after the run
@@ -275,12 +291,12 @@ def wait() -> None:
     jax.block_until_ready(arrays)
 
 
-def _donatable(program: Program) -> tuple[int, ...]:
-    """Inputs no live handle holds whose aval an output can reuse."""
+def _donatable(program: Program, roots: list[Node]) -> tuple[int, ...]:
+    """Inputs no live handle holds whose aval an output (a root) can reuse."""
     held = {id(t.node) for t in _snapshot()}
     out_avals: dict = {}
-    for pos in program.output_positions:
-        aval = program.nodes[pos].aval
+    for root in roots:
+        aval = root.aval
         out_avals[aval] = out_avals.get(aval, 0) + 1
     donate = []
     for i, node in enumerate(program.inputs):

@@ -14,12 +14,16 @@ computing it would cost work the old policy never did (measured: a dropped 800x8
 matmul per step made a loop 40x slower), and if it lives on, the next observation
 computes it. ``"live"`` computes every live pending value; ``"value"`` only what the
 observed values need.
+
+A step that repeats a recorded one (``lazycore.cursor``) reuses the answer its first
+observation found, by the places of the observed and live values: no graph walk.
 """
 
 from __future__ import annotations
 
 import weakref
 
+from . import cursor
 from .ir import LEAF_OPS
 
 # roots of values the previous observation left pending (weak: a dropped value is gone)
@@ -42,6 +46,38 @@ def _connected(observed: list, live_pending: list) -> tuple[list, bool]:
         if all(id(t) in observed_ids for t in live_pending):
             _left_pending.clear()
             return observed, True
+    key = cursor.observation_key(observed, live_pending)
+    if key is not None:
+        places = cursor.observation(key)
+        if places is not None:  # the same observation of a step recorded alike: no walk
+            return _recorded(observed, live_pending, places)
+    targets, whole = _walked(observed, live_pending)
+    if key is not None:
+        base = cursor.EPOCH.base
+        cursor.keep_observation(key, frozenset([t.node.idx - base for t in targets]))
+    return targets, whole
+
+
+def _recorded(observed: list, live_pending: list, places: frozenset) -> tuple[list, bool]:
+    """``_walked``'s answer from the places it computed last time (O(live values))."""
+    base = cursor.EPOCH.base
+    observed_ids = {id(t) for t in observed}
+    targets = list(observed)
+    left: list = []
+    for t in live_pending:
+        if id(t) in observed_ids:
+            continue
+        if t.node.idx - base in places:
+            targets.append(t)
+        else:
+            left.append(t.node)
+    _left_pending.clear()
+    for root in left:
+        _left_pending.add(root)
+    return targets, not left
+
+
+def _walked(observed: list, live_pending: list) -> tuple[list, bool]:
     included: set = set()  # nodes with operands under the observed values (identity hashing)
     add, stack = included.add, [t.node for t in observed]
     pop, extend = stack.pop, stack.extend

@@ -190,7 +190,7 @@ def reset() -> None:
 def _describe(program: Program) -> str:
     from .lowering import graph_id
 
-    ops = len(program.nodes) - len(program.inputs)
+    ops = program.size - len(program.inputs)
     return f"graph={graph_id(program):08x} ops={ops}"
 
 

@@ -10,7 +10,7 @@ from time import perf_counter
 
 import numpy as np
 
-from . import metrics
+from . import cursor, metrics
 from .config import settings
 from .dtypes import canonical
 from .errors import LazyError, ShapeError
@@ -22,6 +22,8 @@ _COMPLEX = (complex, np.complexfloating)
 trace_time = metrics._trace_time  # [ops traced since reset, seconds]
 pending_limit = metrics._pending_limit  # [trace_time[0] value at which to cut the trace]
 _new_node = _new_tensor = object.__new__
+_EPOCH, _join, _places, _record, _diverge = (cursor.EPOCH, cursor.join, cursor.places,
+                                             cursor.record, cursor.diverge)
 
 
 def call(op, *operands, **attrs):
@@ -62,8 +64,13 @@ def call(op, *operands, **attrs):
         raise ShapeError(f"{e} (operands: {shapes})", op=op.name, shapes=avals) from e
     if op.multi_output:
         node = Node(op.name, nodes, frozen, aval)
-        out = tuple(Tensor(Node("tuple_get", (node,), (("index", i),), a))
-                    for i, a in enumerate(aval))
+        _record(node, _places(nodes))
+        gets = []
+        for i, a in enumerate(aval):
+            get = Node("tuple_get", (node,), (("index", i),), a)
+            _record(get, (node.idx - _EPOCH.base,))
+            gets.append(Tensor(get))
+        out = tuple(gets)
     elif nodes:
         name = op.name
         node = _new_node(Node)  # Node(name, nodes, frozen, aval), its hash as there
@@ -72,13 +79,44 @@ def call(op, *operands, **attrs):
         node.attrs = frozen
         node.aval = aval
         node.value = None
-        node.hash = hash((name, frozen, hashes))
+        node.hash = h = hash((name, frozen, hashes))
+        # the trace cursor (``cursor.record``, inline): operand places, the signature,
+        # compared with the recording this epoch follows or recorded
+        ep = _EPOCH
+        base = ep.base
+        k = len(nodes)
+        if k == 2:
+            pa = a.idx - base
+            if pa < 0:
+                pa = _join(a)
+            pb = b.idx - base
+            if pb < 0:
+                pb = _join(b)
+            sig = (h, pa, pb)
+        elif k == 1:
+            pa = a.idx - base
+            if pa < 0:
+                pa = _join(a)
+            sig = (h, pa)
+        else:
+            sig = (h, *_places(nodes))
+        cur = ep.nodes
+        i = len(cur)
+        node.idx = base + i
+        cur.append(node)
+        expected = ep.expected
+        if expected is None:
+            ep.sigs.append(sig)
+        elif expected[i] != sig:
+            _diverge(i, sig)
         out = _new_tensor(Tensor)  # Tensor(node)
         out.node = node
         out.seq = _next_seq()
         _live_add(_ref(out, _discard))
     else:
-        out = Tensor(Node(op.name, nodes, frozen, aval))
+        node = Node(op.name, nodes, frozen, aval)
+        _record(node, ())
+        out = Tensor(node)
     trace_time[0] += 1
     trace_time[1] += perf_counter() - start
     if trace_time[0] >= pending_limit[0]:

@@ -1,0 +1,274 @@
+"""The trace cursor: a sync that repeats the previous step's program does no per-node work.
+
+The nodes recorded between two syncs form an *epoch*. Each gets ``idx``: the epoch's
+``base`` plus its place in it (a leaf joins the epoch when an op first reads it), and a
+*signature*: its structural hash and its operands' places (a leaf's: its hash). The
+signatures of an epoch, its *recording*, determine every program its sync can build
+(the compile cache key is the same hashes and positions), so a recording keeps, per
+tuple of root places, the program built for those roots: positions, cache key and
+which places are its inputs.
+
+A loop traces the same recording every step. While an epoch is traced, each new
+signature is compared with the recording that followed the previous epoch's the last
+time (one tuple comparison per op, in ``trace.call``). If every one matched, the sync
+takes its program from the recording: O(roots + inputs), no graph walk, no key built,
+and ``Program.nodes`` is only gathered if something reads it (a compile, the
+interpreter). Any difference (another op, other sharing, pending work from before the
+last sync as an operand, another thread tracing) leaves that sync to
+``lowering.linearize``; the epoch is recorded for next time.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .ir import LEAF_OPS, Node
+
+STRIDE = 1 << 32  # epochs never hold more nodes (``max_pending_ops`` cuts traces)
+_MAX_RECORDINGS = 256
+_MAX_PROGRAMS = 16  # per recording: root sets seen (one or two in a loop)
+_MAX_NEXT = 4  # recordings remembered as following one recording (a loop's step shapes)
+
+
+class Recording:
+    """One epoch's signatures, the programs built from them, and what came next."""
+
+    __slots__ = ("sigs", "expected", "programs", "observations", "next")
+
+    def __init__(self, sigs: list):
+        self.sigs = sigs
+        self.expected = [*sigs, None]  # the sentinel: one node more than recorded differs
+        self.programs: dict = {}  # root places -> _Entry
+        self.observations: dict = {}  # ``steps`` observation key -> places it computes
+        self.next: list = []  # recordings that followed this one, latest first
+
+
+class _Entry:
+    """A ``lowering.Program`` over an epoch's places, without its nodes."""
+
+    __slots__ = ("gather", "operand_positions", "input_positions", "output_positions",
+                 "key", "input_places")
+
+    def __init__(self, places: list[int], program):
+        self.gather = operator.itemgetter(*places) if len(places) > 1 else _single(places[0])
+        self.operand_positions = program.operand_positions
+        self.input_positions = program.input_positions
+        self.output_positions = program.output_positions
+        self.key = program.key
+        self.input_places = tuple(places[p] for p in program.input_positions)
+
+
+def _single(place: int):
+    return lambda nodes: (nodes[place],)
+
+
+class Epoch:
+    """The epoch being traced. ``trace.call`` reads and advances it inline (hot path):
+    ``expected`` is the recording it is compared with (None: it records ``sigs``)."""
+
+    __slots__ = ("base", "nodes", "sigs", "expected", "rec", "prev", "tainted", "observed")
+
+    def __init__(self):
+        self.observed: list = []  # observations decided by a walk, kept at ``close``
+        self.base = STRIDE
+        self.nodes: list[Node] = []
+        self.sigs: list | None = []
+        self.expected: list | None = None
+        self.rec: Recording | None = None
+        self.prev: Recording | None = None
+        self.tainted = False
+
+
+EPOCH = Epoch()
+_recordings: dict[int, Recording] = {}
+
+
+def join(node: Node) -> int:
+    """The place of an operand that is not in the epoch yet: a leaf joins it; pending
+    work from an earlier epoch taints it (its program is not this epoch's alone)."""
+    ep = EPOCH
+    if node.op not in LEAF_OPS:
+        _taint(ep)
+        return -1
+    nodes = ep.nodes
+    i = len(nodes)
+    node.idx = ep.base + i
+    nodes.append(node)
+    sig = node.hash
+    expected = ep.expected
+    if expected is None:
+        ep.sigs.append(sig)
+    elif expected[i] != sig:
+        diverge(i, sig)
+    return i
+
+
+def places(nodes: tuple) -> tuple:
+    """The operands' places (the general case of ``trace.call``'s inline code)."""
+    base = EPOCH.base
+    out = []
+    for n in nodes:
+        p = n.idx - base
+        out.append(p if p >= 0 else join(n))
+    return tuple(out)
+
+
+def record(node: Node, operand_places: tuple) -> None:
+    """Add an interior node built outside ``trace.call``'s inline path."""
+    ep = EPOCH
+    nodes = ep.nodes
+    i = len(nodes)
+    node.idx = ep.base + i
+    nodes.append(node)
+    sig = (node.hash, *operand_places)
+    expected = ep.expected
+    if expected is None:
+        ep.sigs.append(sig)
+    elif expected[i] != sig:
+        diverge(i, sig)
+
+
+def diverge(i: int, sig) -> None:
+    """Node ``i`` differs from the recording: try the other recordings known to follow
+    the previous epoch's that agree so far, else record this epoch from here on."""
+    ep = EPOCH
+    rec = ep.rec
+    prefix = rec.sigs[:i]
+    if ep.prev is not None:
+        for other in ep.prev.next:
+            if (other is not rec and len(other.sigs) > i and other.sigs[i] == sig
+                    and other.sigs[:i] == prefix):
+                ep.rec, ep.expected = other, other.expected
+                return
+    prefix.append(sig)
+    ep.rec, ep.expected, ep.sigs = None, None, prefix
+
+
+def _taint(ep: Epoch) -> None:
+    ep.tainted = True
+    ep.rec, ep.expected, ep.sigs = None, None, _Sink()
+
+
+class _Sink(list):
+    """A tainted epoch's signatures: nobody reads them."""
+
+    __slots__ = ()
+
+    def append(self, _sig) -> None:
+        pass
+
+
+def take(roots: list[Node]):
+    """``(entry, nodes)`` if the epoch matched a recording with a program for ``roots``
+    (``lowering.from_recording`` makes it a ``Program``), else None."""
+    ep = EPOCH
+    rec = ep.rec
+    if ep.expected is None or len(ep.nodes) != len(rec.sigs):
+        return None
+    base = ep.base
+    entry = rec.programs.get(tuple([r.idx - base for r in roots]))
+    if entry is None:
+        return None
+    return entry, ep.nodes
+
+
+def close(roots: list[Node], program, taken: bool) -> None:
+    """End the epoch at a sync that runs ``program`` (``taken``: from ``take``)."""
+    ep = EPOCH
+    rec = None
+    if not ep.tainted:
+        if ep.expected is not None:
+            n = len(ep.nodes)
+            rec = ep.rec if n == len(ep.rec.sigs) else _find(ep.rec.sigs[:n])
+        else:
+            rec = _find(ep.sigs)
+        if not taken:
+            _remember(rec, ep, roots, program)
+        for key, places in ep.observed:
+            _keep(rec.observations, key, places)
+    ep.observed = []
+    prev = ep.prev
+    if prev is not None and rec is not None:
+        following = prev.next
+        if not following or following[0] is not rec:
+            if rec in following:
+                following.remove(rec)
+            following.insert(0, rec)
+            del following[_MAX_NEXT:]
+    ep.base += STRIDE
+    ep.nodes = []
+    ep.prev = rec
+    ep.tainted = False
+    nxt = rec.next[0] if rec is not None and rec.next else None
+    ep.rec = nxt
+    ep.expected = nxt.expected if nxt is not None else None
+    ep.sigs = None if nxt is not None else []
+
+
+def _find(sigs: list) -> Recording:
+    """The recording with these signatures (an epoch the same as an earlier one)."""
+    key = hash(tuple(sigs))
+    rec = _recordings.get(key)
+    if rec is not None and rec.sigs == sigs:
+        return rec
+    if len(_recordings) >= _MAX_RECORDINGS:
+        _recordings.clear()
+    rec = _recordings[key] = Recording(list(sigs))
+    return rec
+
+
+def _remember(rec: Recording, ep: Epoch, roots: list[Node], program) -> None:
+    """Keep ``program`` (built by a walk) as the recording's program for ``roots``."""
+    base, nodes = ep.base, ep.nodes
+    places = [n.idx - base for n in program.nodes]
+    n = len(nodes)
+    for node, p in zip(program.nodes, places, strict=True):
+        if not 0 <= p < n or nodes[p] is not node:  # before this epoch, or a race
+            return
+    _keep(rec.programs, tuple([r.idx - base for r in roots]), _Entry(places, program))
+
+
+def _keep(table: dict, key, value) -> None:
+    if len(table) >= _MAX_PROGRAMS:
+        table.clear()
+    table[key] = value
+
+
+# -- observations (``steps``): which live pending values an observation computes --------
+
+def observation_key(observed: list, live_pending: list) -> tuple | None:
+    """The places of the observed and of the live pending values (sorted: the live set
+    is unordered), or None if one is not in this epoch."""
+    base = EPOCH.base
+    seen = tuple([t.node.idx - base for t in observed])
+    live = sorted([t.node.idx - base for t in live_pending])
+    if (seen and min(seen) < 0) or (live and live[0] < 0) or EPOCH.tainted:
+        return None
+    return seen, tuple(live)
+
+
+def observation(key: tuple) -> frozenset | None:
+    """The places the same observation computed in an epoch recorded alike so far."""
+    ep = EPOCH
+    if ep.expected is None:
+        return None
+    return ep.rec.observations.get(key)
+
+
+def keep_observation(key: tuple, places: frozenset) -> None:
+    """Remember what an observation (decided by a walk) computes, for the recording
+    this epoch turns out to be (``close``)."""
+    ep = EPOCH
+    if ep.expected is not None:
+        _keep(ep.rec.observations, key, places)
+    else:
+        ep.observed.append((key, places))
+
+
+def reset() -> None:
+    """Forget every recording (tests; the next sync walks)."""
+    _recordings.clear()
+    ep = EPOCH
+    ep.base += STRIDE
+    ep.nodes, ep.sigs, ep.expected, ep.rec, ep.prev, ep.tainted = [], [], None, None, None, False
+    ep.observed = []
