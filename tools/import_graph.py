@@ -29,8 +29,9 @@ What counts (per package under ``packages/*/src/<name>``):
     lazily computed cache (``global X; if X is None: X = compute()``) is not one.
 
 Usage: ``python tools/import_graph.py [--root DIR] [--json OUT] [--max-cycles N]
-[--max-patches N]``; the markdown report goes to stdout; an exceeded budget (modules in
-cycles per package, patches in all) makes the exit status 1.
+[--max-dodging N] [--max-patches N]``; the markdown report goes to stdout; an exceeded
+budget (modules in cycles and dodging imports per package, patches in all) makes the
+exit status 1.
 """
 
 from __future__ import annotations
@@ -374,11 +375,11 @@ def analyse(root: Path) -> dict:
 
 def markdown(data: dict) -> str:
     out = ["## Import cycles per package", "",
-           "| package | modules | import edges | deferred | modules in cycles |",
-           "| --- | ---: | ---: | ---: | ---: |"]
+           "| package | modules | import edges | deferred | modules in cycles | dodging |",
+           "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for name, g in data["packages"].items():
         out.append(f"| {name} | {g['modules']} | {g['edges']} | {g['deferred_edges']} |"
-                   f" {g['modules_in_cycles']} |")
+                   f" {g['modules_in_cycles']} | {len(g['dodging'])} |")
     for name, g in data["packages"].items():
         for comp in g["cycles"]:
             out += ["", f"- {name}: cycle of {len(comp)}: " + ", ".join(comp)]
@@ -391,15 +392,20 @@ def markdown(data: dict) -> str:
 
 
 def over_budget(data: dict, max_cycles: dict[str, int] | int | None = None,
-                max_patches: int | None = None) -> list[str]:
-    """Messages for each budget exceeded: modules in cycles per package, patches in all."""
+                max_patches: int | None = None,
+                max_dodging: dict[str, int] | int | None = None) -> list[str]:
+    """Messages for each budget exceeded: modules in cycles and deferred imports dodging
+    a cycle, per package (a dict, or one number for all); patches in all packages."""
     out = []
-    if max_cycles is not None:
+    for budget, key, what in ((max_cycles, "modules_in_cycles", "modules in import cycles"),
+                              (max_dodging, "dodging", "deferred imports dodging a cycle")):
+        if budget is None:
+            continue
         for name, g in data["packages"].items():
-            limit = max_cycles.get(name, 0) if isinstance(max_cycles, dict) else max_cycles
-            if g["modules_in_cycles"] > limit:
-                out.append(f"{name}: {g['modules_in_cycles']} modules in import cycles"
-                           f" > budget {limit}")
+            limit = budget.get(name, 0) if isinstance(budget, dict) else budget
+            value = g[key] if isinstance(g[key], int) else len(g[key])
+            if value > limit:
+                out.append(f"{name}: {value} {what} > budget {limit}")
     if max_patches is not None and len(data["patches"]) > max_patches:
         out.append(f"{len(data['patches'])} late-binding patches > budget {max_patches}")
     return out
@@ -411,12 +417,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the graph summary as JSON here")
     parser.add_argument("--max-cycles", type=int, help="modules in cycles, per package")
     parser.add_argument("--max-patches", type=int, help="late-binding patches, in all")
+    parser.add_argument("--max-dodging", type=int,
+                        help="deferred imports dodging a cycle, per package")
     args = parser.parse_args(argv)
     data = analyse(args.root)
     sys.stdout.write(markdown(data))
     if args.json:
         args.json.write_text(json.dumps(data, indent=2) + "\n")
-    problems = over_budget(data, args.max_cycles, args.max_patches)
+    problems = over_budget(data, args.max_cycles, args.max_patches, args.max_dodging)
     for p in problems:
         print(f"over budget: {p}", file=sys.stderr)
     return 1 if problems else 0

@@ -50,7 +50,7 @@ CORE = "lazycore"
 #: Core components for the per-component table: (name, path prefixes under lazycore/).
 COMPONENTS = [
     ("IR and tracing", ("ir.py", "trace.py", "tensor.py")),
-    ("ops (primitives)", ("ops/",)),
+    ("ops (primitives)", ("ops/", "optable.py")),
     ("composites", ("composites/", "numeric.py")),
     ("dtypes and promotion", ("dtypes.py",)),
     ("lowering", ("lowering.py",)),
