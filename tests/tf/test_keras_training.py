@@ -66,11 +66,11 @@ def _build(name, seed=0):
     return MODELS[name][0]()
 
 
-def _fit_program(name, x, y):
+def _fit_program(name, x, y, run_eagerly=True):
     model = _build(name)
     model.compile(optimizer=keras.optimizers.SGD(0.05, momentum=0.9),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                  metrics=["accuracy"], run_eagerly=True)
+                  metrics=["accuracy"], run_eagerly=run_eagerly)
     history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
     out = {"loss": history.history["loss"], "acc": history.history["accuracy"],
            "train_on_batch": model.train_on_batch(x[:8], y[:8]),
@@ -97,6 +97,22 @@ def test_fit_matches_eager_keras(lazy_keras, metrics, name):
     eager_out = _fit_program(name, x, y)
     _assert_close(lazy_out, eager_out)
     assert traced > 0 and ltf.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_compiled_fit_is_captured_and_matches_eager_keras(lazy_keras, metrics, name):
+    """``run_eagerly=False``: the train and test steps are tf.functions that lazy_tf
+    captures whole (one call node per step); the same losses, metrics and weights as
+    eager Keras, and nothing falls back."""
+    x, y = _data(MODELS[name][1])
+    lazy_out = _fit_program(name, x, y, run_eagerly=False)
+    counters = lc.metrics.counters()
+    ltf.keras.disable()
+    eager_out = _fit_program(name, x, y)
+    _assert_close(lazy_out, eager_out)
+    assert counters.get("tf_function_capture", 0) >= 2  # train step, test step
+    assert counters.get("tf_function_fallback", 0) == 0
+    assert ltf.fallback_counts() == {}
 
 
 def _loop(name, x, y, lazy_mode, steps=3):

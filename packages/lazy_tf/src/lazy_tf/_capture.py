@@ -326,6 +326,7 @@ def _capture_for(function, flat, sig, structure):
         cap = _PURE
     else:
         lc.metrics.inc("tf_function_capture")
+        log.debug("tf.function %s: captured signature %s", name, key)
     caps[key] = cap
     return cap
 

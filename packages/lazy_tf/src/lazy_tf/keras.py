@@ -21,6 +21,7 @@ import functools
 import importlib
 import sys
 
+from . import _state
 from ._variable import Variable
 
 _STATE = {"enabled": False, "original": None}
@@ -97,12 +98,67 @@ def _patch_trainer() -> None:
 
         def step(self, data, _original=original):
             out = _original(self, data)
-            if _STATE["enabled"] and tf.executing_eagerly():
+            if _STATE["enabled"] and tf.executing_eagerly() and _state.capture[0] is None:
                 sync()  # the step barrier: Keras may read nothing before the epoch ends
             return out
 
         functools.update_wrapper(step, original)
         setattr(cls, name, step)
+    make = cls._make_function
+
+    def _make_function(self, step_function, _original=make):
+        if self.run_eagerly or not (_STATE["enabled"] and _has_lazy_variables(self)):
+            return _original(self, step_function)
+        return _captured_steps(self, step_function)
+
+    functools.update_wrapper(_make_function, make)
+    cls._make_function = _make_function
+
+
+def _has_lazy_variables(model) -> bool:
+    return any(isinstance(getattr(v, "_value", None), Variable) for v in model.variables)
+
+
+def _captured_steps(model, step_function):
+    """``fit``/``evaluate``'s step function for a model with lazy variables and compiled
+    steps (``run_eagerly=False``): the step is a ``tf.function`` that lazy_tf captures
+    whole (``_capture``: one call node per step, traced once per batch signature), fed
+    batch by batch from the iterator on the host, each step ending with a barrier.
+    Keras's own path would trace the step into TensorFlow's graph and run it there on
+    the variables' shadows."""
+    import tensorflow as tf
+
+    from . import sync
+
+    @tf.autograph.experimental.do_not_convert
+    def one_step_on_data(data):
+        return step_function(data)
+
+    one_step = tf.function(one_step_on_data, reduce_retracing=True)
+
+    def batches(iterator):
+        if isinstance(iterator, tf.data.Iterator | tf.distribute.DistributedIterator):
+            for _ in range(model.steps_per_execution):
+                optional = iterator.get_next_as_optional()
+                if not optional.has_value():
+                    return
+                yield optional.get_value()
+        else:
+            for _, data in zip(range(model.steps_per_execution), iterator, strict=False):
+                yield data
+
+    def function(iterator):
+        outputs = None
+        for data in batches(iterator):
+            sync()  # what Keras recorded between steps (metric resets at an epoch's start):
+            # its own program, so the step's program stays the same every step
+            outputs = one_step(data)
+            sync()  # the step barrier (the loss is read by the next step's inputs anyway)
+        if outputs is None:
+            raise StopIteration
+        return outputs
+
+    return function
 
 
 def _patch_rnn() -> None:
