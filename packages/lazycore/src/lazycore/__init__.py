@@ -35,7 +35,8 @@ from . import (  # noqa: E402
     subprogram,
 )
 from .autodiff import grad  # noqa: E402
-from .config import configure, settings  # noqa: E402
+from .config import settings  # noqa: E402
+from .configuring import configure  # noqa: E402
 from .diagnostics import allow_sync  # noqa: E402
 from .errors import (  # noqa: E402
     AxisError,

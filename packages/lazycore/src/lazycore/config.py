@@ -71,26 +71,3 @@ class Settings:
 
 
 settings = Settings()
-
-
-def configure(**changes) -> Settings:
-    """Change settings, e.g. ``configure(persistent_cache_dir="~/.cache/lazycore")``."""
-    for key, value in changes.items():
-        if not hasattr(settings, key):
-            raise TypeError(f"unknown setting {key!r}")
-        if key in CHOICES and value not in CHOICES[key]:
-            raise ValueError(f"{key}={value!r}: expected one of {', '.join(CHOICES[key])}")
-        setattr(settings, key, value)
-    if "max_pending_ops" in changes:
-        from . import runtime
-
-        runtime._reset_trace_limit()
-    if changes.keys() & {"debug", "verify", "sources"}:
-        from . import sources
-
-        sources.update()
-    if "persistent_cache_dir" in changes:
-        from . import cache
-
-        cache.enable_persistent_cache(settings.persistent_cache_dir)
-    return settings
