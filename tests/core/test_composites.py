@@ -6,6 +6,7 @@ from scipy import special
 
 import lazycore as lc
 from lazycore import numeric as nm
+from lazycore.composites import bits
 
 R = np.random.default_rng(3)
 X = R.standard_normal((3, 4, 5))
@@ -245,3 +246,66 @@ def test_softmax_family_with_infinities_matches_the_shifted_formula():
         np.testing.assert_allclose(nm.log_softmax(A(x), 1).numpy(), want_log, rtol=1e-6)
     assert np.isnan(want_log[:2]).all()
     assert nm.logsumexp(A(x[1:2]), 1).numpy()[0] == -np.inf
+
+
+# -- bit reinterpretation: NumPy's ``view(dtype)`` is the reference ---------------------------
+BIT_SOURCES = {
+    "float32": np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -3.5, 1e30], np.float32),
+    "complex64": np.array([complex(-0.0, np.inf), complex(np.nan, -0.0), 1 + 2j, -1e30j],
+                          np.complex64),
+    "bool": np.array([True, False, False, True]),
+    "uint64": np.array([0, 2 ** 64 - 1, 2 ** 63, 1], np.uint64),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BIT_SOURCES))
+def test_as_bits_are_numpy_bytes_and_from_bits_inverts(name):
+    x = BIT_SOURCES[name]
+    u = nm.as_bits(A(x))
+    unit = x.dtype.itemsize // 2 if x.dtype.kind == "c" else x.dtype.itemsize
+    want = x.view(f"u{unit}")
+    got = lc.to_numpy(u)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    back = lc.to_numpy(bits.from_bits(u, x.dtype))
+    assert back.dtype == x.dtype and back.tobytes() == x.tobytes()
+
+
+@pytest.mark.parametrize("width", [1, 2, 4, 8])
+def test_regroup_is_little_endian(width):
+    u = np.array([[0x0123456789ABCDEF, 0xFEDCBA9876543210]], np.uint64)
+    narrow = bits.regroup(A(u), width)
+    want = u.view(f"u{width}")
+    assert lc.to_numpy(narrow).tobytes() == want.tobytes()
+    assert lc.to_numpy(bits.regroup(narrow, 8)).tobytes() == u.tobytes()
+
+
+def test_reinterpret_zero_d_and_shape_errors():
+    x = np.array(np.pi, np.complex64)  # a 0-d complex: its two halves regroup into one item
+    got = lc.to_numpy(nm.reinterpret(A(x), np.float64))
+    assert got.shape == () and got.tobytes() == x.view(np.float64).tobytes()
+    with pytest.raises(lc.ShapeError):
+        nm.reinterpret(A(np.float32(1.0)), np.float64)  # 0-d: item sizes must agree
+    with pytest.raises(lc.ShapeError):
+        nm.reinterpret(A(np.zeros(3, np.float32)), np.float64)  # 12 bytes into 8-byte items
+
+
+# -- random composites: distributions (lazycore's bits are its own) ------------------------------
+@pytest.mark.parametrize("low, high, dtype", [(-2.0, 2.0, np.float32), (-1.0, 3.0, np.float64),
+                                              (0.5, 4.0, np.float32), (-2.0, 2.0, np.float16)])
+def test_truncated_normal_is_the_truncated_distribution(low, high, dtype):
+    from scipy import stats
+
+    key = lc.random.Generator(5).next_key()
+    z = lc.to_numpy(nm.truncated_normal(key, (20000,), dtype, low=low, high=high))
+    assert z.dtype == dtype and z.shape == (20000,)
+    assert z.min() >= low and z.max() <= high  # rounding never crosses a bound
+    ref = stats.truncnorm(low, high)
+    np.testing.assert_allclose([z.mean(), z.std()], [ref.mean(), ref.std()], atol=0.03)
+    if dtype != np.float16:  # a 16-bit grid is not a continuous sample
+        assert stats.kstest(z.astype(np.float64), ref.cdf).pvalue > 1e-3
+
+
+def test_truncated_normal_rejects_an_empty_interval():
+    with pytest.raises(ValueError, match="low < high"):
+        nm.truncated_normal(lc.random.Generator(0).next_key(), (3,), np.float32, low=1.0,
+                            high=1.0)

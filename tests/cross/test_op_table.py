@@ -709,6 +709,58 @@ RECORDS += [
 ]
 
 
+# -- bytes and complex parts: lazy_numpy's views over one storage -----------------------------
+def _view_as(dtype):
+    return lambda a: a.view(dtype)
+
+
+def _write_part(part):
+    """``z`` after ``z.real[...] = v`` (or ``.imag``): the write goes through the view."""
+    def write(z, v):
+        out = z.copy()
+        getattr(out, part)[...] = v
+        return out
+    return write
+
+
+def _bits_cases():
+    """Every dtype family at its edges; lengths such that some views need a byte count
+    that does not divide (NumPy's ValueError, raised lazily too), and a 0-d value."""
+    i8, i64, u64 = np.iinfo(np.int8), np.iinfo(np.int64), np.iinfo(np.uint64)
+    parts = list(itertools.product(PARTS, PARTS))
+    with np.errstate(over="ignore"):  # 1e30 is inf in float16
+        out = [Case(f"edges-{np.dtype(dt).name}-{n}", (np.array(FLOATS[:n], dt),))
+               for dt in (np.float16, np.float32, np.float64) for n in (16, 18)]
+    out += [Case("int8", (np.array([i8.min, i8.min + 1, -1, 0, 1, 7, i8.max - 1, i8.max] * 2,
+                                   np.int8),)),
+            Case("int64", (np.array([i64.min, i64.min + 1, -1, 0, 1, i64.max], np.int64),)),
+            Case("uint64", (np.array([0, 1, 2 ** 63, u64.max], np.uint64),)),
+            Case("bool", (np.array([True, False, False, True] * 4),)),
+            Case("0-d-float32", (np.array(-0.0, np.float32),))]
+    out += [Case(f"complex-{np.dtype(dt).name}", (_complex(*zip(*parts, strict=True), dt),))
+            for dt in (np.complex64, np.complex128)]
+    return tuple(out)
+
+
+_VIEW_TARGETS = (np.bool_, np.uint8, np.int16, np.float16, np.uint32, np.float32, np.int64,
+                 np.float64, np.complex64, np.complex128)
+_PART_VALUES = {"float64": np.array(FLOATS + (1e300, -1e300)),  # 1e300: inf in complex64
+                "int64": np.array([np.iinfo(np.int64).min, -1, 0, 2 ** 62, 7], np.int64),
+                "complex128": np.array([1 + 5j, complex(-0.0, -1), complex(NAN, NAN), INF]),
+                "bool": np.array([True, False, True])}
+RECORDS += [
+    # a view as bool reads each byte as 0/1 (NumPy keeps the byte: equal as bools)
+    Record("reinterpret", {"numpy": {f"a.view({np.dtype(t).name})": _view_as(t)
+                                     for t in _VIEW_TARGETS}}, _bits_cases()),
+    Record("with_part", {"numpy": {"z.real[...] = v": _write_part("real"),
+                                   "z.imag[...] = v": _write_part("imag")}},
+           tuple(Case(f"{np.dtype(zt).name}-{name}",
+                      (_complex(*zip(*itertools.product(PARTS, PARTS), strict=True), zt),
+                       np.resize(v, len(PARTS) ** 2)))
+                 for zt in (np.complex64, np.complex128) for name, v in _PART_VALUES.items())),
+]
+
+
 # -- writes at flat positions: held element writes, overlapping views, masks ------------------
 def _cells(x):
     """``a[i] = edge value`` one by one: held in the storage, then one scatter."""
@@ -891,3 +943,4 @@ def test_the_table_catches_an_overflowing_hypot(monkeypatch):
     test_lazy_matches_eager(record, "numpy", np.hypot, case)  # the case itself is fine
     with pytest.raises(AssertionError, match="inf positions differ"):
         test_lazy_matches_eager(record, "torch", torch.hypot, case)
+

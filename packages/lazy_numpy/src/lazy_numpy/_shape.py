@@ -695,8 +695,7 @@ def real(val):
     if x.dtype.kind != "c":  # NumPy returns the array itself
         return val if isinstance(val, LazyArray) else LazyArray(x)
     return _views.general(val, ops.real(x), ops.real, lambda p: p.real,
-                          put=lambda p, c: ops.complex(num.cast(c, ops.real(p).dtype),
-                                                       ops.imag(p)))
+                          put=num.with_part)
 
 
 @implements(np.imag)
@@ -707,8 +706,7 @@ def imag(val):
         out.setflags(write=False)
         return out
     return _views.general(val, ops.imag(x), ops.imag, lambda p: p.imag,
-                          put=lambda p, c: ops.complex(ops.real(p),
-                                                       num.cast(c, ops.real(p).dtype)))
+                          put=lambda p, c: num.with_part(p, c, imaginary=True))
 
 
 @implements(np.angle)

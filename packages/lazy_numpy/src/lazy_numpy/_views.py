@@ -153,85 +153,21 @@ def _ops():
     return lc
 
 
-def _uint(itemsize: int) -> np.dtype:
-    return np.dtype(f"u{itemsize}")
-
-
 def _const(x, v):
     lc = _ops()
     return lc.numeric.broadcast_to(lc.scalar(np.asarray(v, x.dtype)[()], x.dtype), x.shape)
 
 
 def _as_bits(x):
-    """``x``'s bytes as unsigned integers of its item size (complex: its two float
-    halves, real part first, on a doubled last axis; bool: its 0/1 bytes)."""
+    """``x``'s bytes as unsigned integers of its item size (``lazycore``'s ``as_bits``)."""
     lc = _ops()
-    if x.dtype == np.bool_:
-        return lc.ops.convert(x, dtype=np.dtype(np.uint8))
-    if x.dtype.kind == "c":
-        parts = [lc.ops.reshape(p, new_sizes=x.shape + (1,))
-                 for p in (lc.ops.real(x), lc.ops.imag(x))]
-        pairs = lc.ops.concatenate(*parts, dimension=x.ndim)
-        return _as_bits(lc.ops.reshape(pairs, new_sizes=x.shape[:-1] + (2 * x.shape[-1],)))
-    return lc.ops.bitcast_convert(x, dtype=_uint(x.dtype.itemsize))
-
-
-def _from_bits(u, dt: np.dtype):
-    """Inverse of :func:`_as_bits`: unsigned integers of ``dt``'s item size as ``dt``."""
-    lc = _ops()
-    if dt == np.bool_:
-        return lc.ops.ne(u, _const(u, 0))
-    if dt.kind == "c":
-        half = np.dtype(f"f{dt.itemsize // 2}")
-        f = lc.ops.bitcast_convert(u, dtype=half)
-        pairs = lc.ops.reshape(f, new_sizes=u.shape[:-1] + (u.shape[-1] // 2, 2))
-        re, im = (lc.ops.reshape(lc.ops.slice(pairs, start_indices=(0,) * (pairs.ndim - 1) + (k,),
-                                              limit_indices=pairs.shape[:-1] + (k + 1,)),
-                                 new_sizes=pairs.shape[:-1]) for k in (0, 1))
-        return lc.ops.complex(re, im)
-    return lc.ops.bitcast_convert(u, dtype=dt)
-
-
-def _regroup(u, width: int):
-    """Unsigned ``u`` (item size ``u.dtype.itemsize``) re-cut into items of ``width``
-    bytes along the last axis, little-endian (NumPy's byte order on every host XLA
-    runs on)."""
-    lc = _ops()
-    w = u.dtype.itemsize
-    if w == width:
-        return u
-    out = _uint(width)
-    if w > width:  # split each item into w // width smaller ones, low bytes first
-        parts = []
-        for k in range(w // width):
-            shifted = lc.ops.shift_right_logical(u, _const(u, 8 * width * k))
-            low = lc.ops.bitwise_and(shifted, _const(u, (1 << (8 * width)) - 1))
-            parts.append(lc.ops.reshape(lc.ops.convert(low, dtype=out), new_sizes=u.shape + (1,)))
-        joined = lc.ops.concatenate(*parts, dimension=u.ndim)
-        return lc.ops.reshape(joined, new_sizes=u.shape[:-1] + (u.shape[-1] * (w // width),))
-    r = width // w  # join r consecutive items into one
-    grouped = lc.ops.reshape(u, new_sizes=u.shape[:-1] + (u.shape[-1] // r, r))
-    wide = lc.ops.convert(grouped, dtype=out)
-    total = None
-    for k in range(r):
-        part = lc.ops.slice(wide, start_indices=(0,) * (wide.ndim - 1) + (k,),
-                            limit_indices=wide.shape[:-1] + (k + 1,))
-        part = lc.ops.shift_left(lc.ops.reshape(part, new_sizes=wide.shape[:-1]),
-                                 _const(lc.ops.reshape(part, new_sizes=wide.shape[:-1]), 8 * w * k))
-        total = part if total is None else lc.ops.bitwise_or(total, part)
-    return total
+    return lc.numeric.as_bits(x)
 
 
 def reinterpret(x, dt: np.dtype):
     """``x``'s bytes read as ``dt`` (the last axis rescaled by the item-size ratio)."""
-    if x.dtype == dt:
-        return x
-    if x.ndim == 0:  # NumPy allows it for an equal item size only (checked on the probe)
-        lc = _ops()
-        return lc.ops.reshape(reinterpret(lc.ops.reshape(x, new_sizes=(1,)), dt), new_sizes=())
-    bits = _as_bits(x)
-    unit = dt.itemsize // 2 if dt.kind == "c" else dt.itemsize
-    return _from_bits(_regroup(bits, unit), dt)
+    lc = _ops()
+    return lc.numeric.reinterpret(x, dt)
 
 
 def view_dtype(a, dtype):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import types
 
-import numpy as np
 import tensorflow as tf
 
 import lazycore as lc
@@ -49,10 +48,28 @@ def _shape(shape) -> tuple:
     return tuple(int(s) for s in (out if isinstance(out, list) else [out]))
 
 
+def _operand(v, dtype) -> lc.Tensor:
+    """A mean, stddev or bound in the draw's dtype; a tensor of another dtype is TF's
+    ``ValueError`` (``convert_to_tensor(v, dtype)``)."""
+    try:
+        return to_core(v, dtype)
+    except lc.DTypeError as error:
+        raise ValueError(f"tf.random: {error}") from error
+
+
+def _apply(op: str, a: lc.Tensor, b: lc.Tensor) -> lc.Tensor:
+    """``a op b`` in ``a``'s dtype, broadcast both ways as TF's kernels do (a ``mean`` of
+    shape (2, 3) with ``shape=[3]`` gives (2, 3)); shapes that do not broadcast are
+    their ``InvalidArgumentError``."""
+    try:
+        return lc.numeric.elementwise(op, a, b, dtype=a.dtype)
+    except lc.ShapeError as error:
+        raise tf.errors.InvalidArgumentError(None, None, str(error)) from error
+
+
 def _affine(z: lc.Tensor, scale, shift) -> lc.Tensor:
-    s, b = to_core(scale, z.dtype), to_core(shift, z.dtype)
-    out = lc.ops.mul(z, lc.numeric.broadcast_to(s, z.shape))
-    return lc.ops.add(out, lc.numeric.broadcast_to(b, z.shape))
+    """``z * scale + shift``, as TF writes its random ops."""
+    return _apply("add", _apply("mul", z, _operand(scale, z.dtype)), _operand(shift, z.dtype))
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=tf.float32, seed=None, name=None):
@@ -61,14 +78,9 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=tf.float32, seed=None, name=None):
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=tf.float32, seed=None, name=None):
-    """Normal draws outside two standard deviations are redrawn (as TF): sampled here
-    by inverting the CDF of a uniform draw restricted to [-2, 2]."""
-    d = np_dtype(dtype)
-    u = lc.ops.random_uniform(next_key(seed), shape=_shape(shape), dtype=d)
-    lo = lc.ops.erf(lc.numeric.full(u.shape, -2 / np.sqrt(2), d))
-    span = lc.ops.mul(lc.ops.neg(lo), lc.numeric.full(u.shape, 2, d))
-    p = lc.ops.add(lo, lc.ops.mul(u, span))
-    z = lc.ops.mul(lc.ops.erf_inv(p), lc.numeric.full(u.shape, np.sqrt(2), d))
+    """Normal draws outside two standard deviations are redrawn (as TF); the core
+    draws them without rejection (``lazycore.numeric.truncated_normal``)."""
+    z = lc.numeric.truncated_normal(next_key(seed), _shape(shape), np_dtype(dtype))
     return new(_affine(z, stddev, mean))
 
 
@@ -80,9 +92,8 @@ def uniform(shape, minval=0, maxval=None, dtype=tf.float32, seed=None, name=None
         return new(generator(seed).integers(int(static(minval)), int(static(maxval)), shp, d))
     u = lc.ops.random_uniform(next_key(seed), shape=shp, dtype=d)
     hi = 1.0 if maxval is None else maxval
-    lo_t = to_core(minval, d)
-    width = lc.ops.sub(to_core(hi, d), lo_t)
-    return new(_affine(u, width, lo_t))
+    lo_t = _operand(minval, d)
+    return new(_affine(u, _apply("sub", _operand(hi, d), lo_t), lo_t))
 
 
 def shuffle_core(value, seed=None) -> lc.Tensor:

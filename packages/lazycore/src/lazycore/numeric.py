@@ -6,6 +6,7 @@ knows any frontend.
 
 from __future__ import annotations
 
+from .composites.bits import as_bits, reinterpret
 from .composites.broadcasting import (
     broadcast_shapes,
     broadcast_to,
@@ -68,6 +69,7 @@ from .composites.elementwise import (
     spacing,
     trunc,
     trunc_divide,
+    with_part,
     xlog1py,
     xlogy,
 )
@@ -131,7 +133,7 @@ from .composites.nn import (
     softsign,
 )
 from .composites.pooling import avg_pool, max_pool, max_pool_backward, pool_output_size
-from .composites.random import exponential
+from .composites.random import exponential, truncated_normal
 from .composites.recurrent import (
     gru_cell,
     gru_cell_backward,

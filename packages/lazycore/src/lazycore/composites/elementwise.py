@@ -117,6 +117,15 @@ def angle(x: Tensor, deg: bool = False) -> Tensor:
     return ops.mul(r, _like(r, 180 / np.pi)) if deg else r
 
 
+def with_part(z: Tensor, value: Tensor, *, imaginary: bool = False) -> Tensor:
+    """Complex ``z`` with its real part (``imaginary``: its imaginary part) replaced by
+    ``value`` converted to the part's float dtype (a complex ``value`` gives its real
+    part): a write through ``z.real`` or ``z.imag``."""
+    re, im = ops.real(z), ops.imag(z)
+    value = cast(value, re.dtype)
+    return ops.complex(re, value) if imaginary else ops.complex(value, im)
+
+
 def fmax(x: Tensor, y: Tensor) -> Tensor:
     """The larger operand, ignoring NaN (NaN only where both are); equal operands give
     the first (``fmax(-0., 0.)`` is -0., as PyTorch's kernels)."""
