@@ -69,6 +69,8 @@ def install() -> None:
     VariableBuilder._wrap = _wrap
     MetaConverter.__call__ = _meta
     _tensor_methods()
+    _recurrent_modules()
+    _skip_runtime_frames()
     _fake_lifts()
     _capturable_optimizers()
     LazyTensor.__coerce_same_metadata_as_tangent__ = _same_tangent
@@ -98,6 +100,36 @@ def _tensor_methods() -> None:
 
     TensorWithTFOverrideVariable.var_getattr = _var_getattr
     TensorVariable.dynamic_getattr = _dynamic_getattr
+
+
+def _skip_runtime_frames() -> None:
+    from torch._dynamo import trace_rules
+
+    for name in _RUNTIME:
+        trace_rules.add(name)
+
+
+#: packages whose frames Dynamo never traces: code running between graphs (a graph
+#: break's eager ops dispatch into lazy_torch, lazycore and JAX) would otherwise be
+#: compiled frame by frame -- slow first steps, guards on every later call, and
+#: recompile-limit warnings on ``__torch_dispatch__``
+_RUNTIME = ("lazy_torch", "lazycore", "jax", "jaxlib")
+
+
+def _recurrent_modules() -> None:
+    from torch._dynamo import config
+    from torch._dynamo.variables.builder import VariableBuilder
+
+    wrap_module = VariableBuilder.wrap_module
+
+    def _wrap_module(self, value):
+        if (isinstance(value, torch.nn.RNNBase)
+                and all(type(p) is LazyTensor for p in value._flat_weights)):
+            with config.patch(allow_rnn=True):
+                return wrap_module(self, value)
+        return wrap_module(self, value)
+
+    VariableBuilder.wrap_module = _wrap_module
 
 
 def _fake_lifts() -> None:

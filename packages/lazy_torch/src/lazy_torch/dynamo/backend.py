@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch._dynamo.backends.common import aot_autograd
 
-from . import _report
+from . import _recurrent, _report
 from ._graph import LazyGraph
 
 
@@ -75,6 +75,7 @@ def _host_literals(gm) -> None:
 def lazytensor(gm, example_inputs):
     """Dynamo backend: lower the graph through lazy_torch's ATen table, lazily."""
     _host_literals(gm)
+    _recurrent.rewrite(gm)
     _sites.current = _report.user_site(gm)
     _report.dynamo_graph(gm, _sites.current)
     return _aot(gm, example_inputs)

@@ -1,0 +1,209 @@
+"""``nn.LSTM`` / ``nn.GRU`` / ``nn.RNN`` under the backend: one core ``scan`` per layer and
+direction, as on the plain lazy path, instead of one cell per time step.
+
+AOTAutograd traces ``aten::lstm`` (``gru``, ``rnn_tanh``, ``rnn_relu``) with fake tensors,
+which take PyTorch's per-step decomposition: the graph held every step's cell (a 60 s
+first step for a 64-step LSTM language model). The backend rewrites the Dynamo graph's
+calls of the unpacked-sequence overloads into ``layers`` below, which AOTAutograd traces
+instead: the input projection of every step is one ``linear`` (differentiated by AOT
+like any op), the recurrence one ``lazy_torch::recurrence`` op, and its gradient one
+``lazy_torch::recurrence_backward`` op. Both are lowered through lazy_torch's one table
+to the core's ``recurrent_layer`` / ``recurrent_layer_backward``
+(``lazycore.composites.recurrent``) -- the scans the plain path records
+(``lowerings/recurrent.py``). What ``layers`` does not cover (projections, symbolic
+shapes, empty sequences) runs PyTorch's own op, as before.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+import lazycore as lc
+
+from .._convert import np_dtype, torch_dtype
+from ..lowerings import LOWERINGS
+
+num = lc.numeric
+
+_LIB = torch.library.Library("lazy_torch", "FRAGMENT")
+_LIB.define("recurrence(str kind, bool reverse, Tensor xw, Tensor w_hh, Tensor? b_hh, "
+            "Tensor[] h0) -> Tensor[]")
+_LIB.define("recurrence_backward(str kind, bool reverse, Tensor d_out, Tensor[] d_finals, "
+            "Tensor w_hh, Tensor? b_hh, Tensor[] h0, Tensor out, Tensor[] saved) -> Tensor[]")
+_ops = torch.ops.lazy_torch
+
+#: carried states per cell kind
+_STATES = {"lstm": 2, "gru": 1, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+# -- lowerings (the lazy tensors' kernels: lazy_torch's table) --------------------------------
+
+def _forward(kind, reverse, xw, w_hh, b_hh, h0):
+    """[outputs, *final states, *saved]: ``saved`` less the outputs (saved[0])."""
+    out, finals, saved = num.recurrent_layer(kind, xw, w_hh, list(h0), b_hh=b_hh,
+                                             reverse=reverse)
+    return [out, *finals, *saved[1:]]
+
+
+def _backward(kind, reverse, d_out, d_finals, w_hh, b_hh, h0, out, saved):
+    d_xw, d_w, d_b, d_h0 = num.recurrent_layer_backward(
+        kind, d_out, list(d_finals), w_hh, list(h0), [out, *saved], b_hh=b_hh,
+        reverse=reverse)
+    return [d_xw, d_w, *([d_b] if d_b is not None else []), *d_h0]
+
+
+LOWERINGS[_ops.recurrence.default] = _forward
+LOWERINGS[_ops.recurrence_backward.default] = _backward
+
+
+# -- shapes (fake tensors) --------------------------------------------------------------------
+
+def _aval(t: torch.Tensor):
+    return lc.Aval(tuple(t.shape), np_dtype(t.dtype))
+
+
+@functools.cache
+def _forward_avals(kind, reverse, xw, w_hh, b_hh, h0) -> tuple:
+    """The outputs' avals, from the core composite traced on placeholders (the saved
+    workspace's layout is the composite's business)."""
+    holder = lc.subprogram.placeholder
+    with lc.subprogram.capturing():
+        outs = _forward(kind, reverse, holder(xw), holder(w_hh),
+                        holder(b_hh) if b_hh is not None else None, [holder(h) for h in h0])
+        return tuple(o.aval for o in outs)
+
+
+@torch.library.register_fake("lazy_torch::recurrence")
+def _forward_fake(kind, reverse, xw, w_hh, b_hh, h0):
+    avals = _forward_avals(kind, reverse, _aval(xw), _aval(w_hh),
+                           _aval(b_hh) if b_hh is not None else None,
+                           tuple(_aval(h) for h in h0))
+    return [xw.new_empty(a.shape, dtype=torch_dtype(a.dtype)) for a in avals]
+
+
+@torch.library.register_fake("lazy_torch::recurrence_backward")
+def _backward_fake(kind, reverse, d_out, d_finals, w_hh, b_hh, h0, out, saved):
+    steps, batch = out.shape[0], out.shape[1]
+    grads = [d_out.new_empty((steps, batch, w_hh.shape[0])), torch.empty_like(w_hh)]
+    if b_hh is not None:
+        grads.append(torch.empty_like(b_hh))
+    return grads + [torch.empty_like(h) for h in h0]
+
+
+# -- autograd ---------------------------------------------------------------------------------
+
+def _setup(ctx, inputs, output):
+    kind, reverse, _, w_hh, b_hh, h0 = inputs
+    n = _STATES[kind]
+    ctx.kind, ctx.reverse, ctx.has_bias, ctx.n_states = kind, reverse, b_hh is not None, n
+    saved = output[1 + n:]
+    ctx.mark_non_differentiable(*saved)
+    ctx.save_for_backward(w_hh, b_hh, output[0], *h0, *saved)
+
+
+def _gradient(ctx, grads):
+    w_hh, b_hh, out, *rest = ctx.saved_tensors
+    n = ctx.n_states
+    h0, saved = rest[:n], rest[n:]
+    d_out = grads[0] if grads[0] is not None else torch.zeros_like(out)
+    d_finals = [g if g is not None else torch.zeros_like(h)
+                for g, h in zip(grads[1:1 + n], h0, strict=True)]
+    got = _ops.recurrence_backward(ctx.kind, ctx.reverse, d_out, d_finals, w_hh,
+                                   b_hh if ctx.has_bias else None, list(h0), out, list(saved))
+    d_xw, d_w = got[0], got[1]
+    d_b = got[2] if ctx.has_bias else None
+    return None, None, d_xw, d_w, d_b, list(got[3 if ctx.has_bias else 2:])
+
+
+torch.library.register_autograd("lazy_torch::recurrence", _gradient, setup_context=_setup)
+
+
+# -- the layer stack (what AOTAutograd traces in place of aten::lstm/gru/rnn_*) ---------------
+
+def _covered(input, states, params, has_biases, num_layers, bidirectional) -> bool:
+    expected = num_layers * (2 if bidirectional else 1) * (4 if has_biases else 2)
+    tensors = [input, *states, *params]
+    return (len(params) == expected and input.dim() == 3 and input.numel() > 0
+            and all(type(s) is int for t in tensors for s in t.shape))
+
+
+def _layers(kind, input, states, params, has_biases, num_layers, dropout, train,
+            bidirectional, batch_first):
+    """(output, final states) of the stack; ``states``: one (L * D, B, H) tensor per
+    carried state. A GRU keeps its hidden bias inside the cell (``r`` scales it); the
+    others fold it into the input projection."""
+    x = input.transpose(0, 1) if batch_first else input
+    dirs, per, n = (2 if bidirectional else 1), (4 if has_biases else 2), _STATES[kind]
+    finals: list[list] = [[] for _ in range(n)]
+    for layer in range(num_layers):
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            w_ih, w_hh = params[k * per], params[k * per + 1]
+            b_ih = params[k * per + 2] if has_biases else None
+            b_hh = params[k * per + 3] if has_biases else None
+            if kind != "gru" and b_hh is not None:
+                b_ih, b_hh = b_ih + b_hh, None
+            xw = torch.nn.functional.linear(x, w_ih, b_ih)
+            got = _ops.recurrence(kind, d == 1, xw, w_hh, b_hh, [s[k] for s in states])
+            outs.append(got[0])
+            for f, v in zip(finals, got[1:1 + n], strict=True):
+                f.append(v)
+        x = outs[0] if dirs == 1 else torch.cat(outs, dim=2)
+        if dropout and train and layer < num_layers - 1:
+            x = torch.nn.functional.dropout(x, dropout, True)
+    output = x.transpose(0, 1) if batch_first else x
+    return output, [torch.stack(f, 0) for f in finals]
+
+
+def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+         batch_first):
+    if not _covered(input, hx, params, has_biases, num_layers, bidirectional):
+        return torch.lstm(input, hx, params, has_biases, num_layers, dropout, train,
+                          bidirectional, batch_first)
+    out, (h, c) = _layers("lstm", input, list(hx), params, has_biases, num_layers, dropout,
+                          train, bidirectional, batch_first)
+    return out, h, c
+
+
+def _single_state(op, kind):
+    def layer(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+              batch_first):
+        if not _covered(input, [hx], params, has_biases, num_layers, bidirectional):
+            return op(input, hx, params, has_biases, num_layers, dropout, train,
+                      bidirectional, batch_first)
+        out, (h,) = _layers(kind, input, [hx], params, has_biases, num_layers, dropout,
+                            train, bidirectional, batch_first)
+        return out, h
+    layer.__name__ = kind
+    return layer
+
+
+#: Dynamo's target -> (what replaces it, the argument that is a list only in the
+#: unpacked-sequence overload: ``hx`` of lstm, ``params`` of the others)
+_REWRITES = {
+    torch.lstm: (lstm, 1),
+    torch.gru: (_single_state(torch.gru, "gru"), 2),
+    torch.rnn_tanh: (_single_state(torch.rnn_tanh, "rnn_tanh"), 2),
+    torch.rnn_relu: (_single_state(torch.rnn_relu, "rnn_relu"), 2),
+}
+
+
+def rewrite(gm: torch.fx.GraphModule) -> None:
+    """Calls of ``torch.lstm``/``gru``/``rnn_*`` on unpacked sequences become ``layers``
+    (packed sequences keep PyTorch's op)."""
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or node.kwargs:
+            continue
+        entry = _REWRITES.get(node.target)
+        if entry is None or len(node.args) != 9:
+            continue
+        replacement, listed = entry
+        if isinstance(node.args[listed], list | tuple):
+            node.target = replacement
+            changed = True
+    if changed:
+        gm.recompile()
