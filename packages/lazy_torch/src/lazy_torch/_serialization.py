@@ -18,6 +18,8 @@ default ``weights_only=True`` loads.
 
 from __future__ import annotations
 
+import copyreg
+
 import torch
 
 from . import _tensor
@@ -84,6 +86,9 @@ def install() -> None:
         return
     torch.serialization.register_package(5, _tag, _deserialize)
     torch.serialization.add_safe_globals([restore, _tensor._restore])
+    # pickling / torch.save of a LazyTensor: its value as a CPU tensor under the lazy
+    # location (the pickler's dispatch table comes before ``__reduce_ex__``)
+    copyreg.pickle(_tensor.LazyTensor, reduce)
     if not hasattr(torch._utils._rebuild_tensor, "_lazy_original"):
         torch._utils._rebuild_tensor = _wrap_rebuild(torch._utils._rebuild_tensor)
     _INSTALLED.append(True)

@@ -112,12 +112,6 @@ class LazyTensor(torch.Tensor):
     def tolist(self):
         return to_cpu(self).tolist()
 
-    def __reduce_ex__(self, protocol):
-        # pickling / torch.save: the value as a CPU tensor saved under the lazy location
-        from ._serialization import reduce
-
-        return reduce(self)
-
     def __array__(self, dtype=None, copy=None):
         arr = cpu_to_numpy(to_cpu(self))
         return arr if dtype is None else arr.astype(dtype)
