@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import lazycore as lc
+from lazycore.composites.indexing import basic_signature
 from lazycore.views import is_basic_key, same_value
 
 from . import _operators, _views
@@ -250,6 +251,8 @@ for _stem, _ufunc in _operators.BINARY.items():
 
 @numpy_errors
 def getitem(a: LazyArray, key) -> LazyArray:
+    if basic_signature(key) is not None:  # ints and slices: a view (the common read)
+        return _views.index(a, lc.numeric.getitem(a._t, key), key)
     _check_masks(a.shape, key)
     mask = _lone_mask(a, key)
     if mask is not None:
@@ -263,6 +266,9 @@ def getitem(a: LazyArray, key) -> LazyArray:
 
 @numpy_errors
 def setitem(a: LazyArray, key, value) -> None:
+    if basic_signature(key) is not None:  # ints and slices: no masks, no index arrays
+        a._t = lc.numeric.setitem(a._t, key, _value_tensor(a, value))
+        return
     _check_masks(a.shape, key)
     mask = _lone_mask(a, key)
     if mask is not None:

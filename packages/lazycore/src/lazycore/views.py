@@ -130,8 +130,24 @@ def is_basic_key(key) -> bool:
                for k in items)
 
 
+_INDEX_LENSES: dict = {}
+
+
 def index_lens(key, parent_ndim: int) -> Lens:
-    """``parent[key]`` for a basic key; the put drops the key's new axes and assigns."""
+    """``parent[key]`` for a basic key; the put drops the key's new axes and assigns.
+    Lenses of int/slice keys are kept per (key, rank): a loop's slices reuse theirs."""
+    sig = indexing.basic_signature(key)
+    if sig is None:
+        return _index_lens(key, parent_ndim)
+    lens = _INDEX_LENSES.get((sig, parent_ndim))
+    if lens is None:
+        if len(_INDEX_LENSES) > 4096:
+            _INDEX_LENSES.clear()
+        lens = _INDEX_LENSES[(sig, parent_ndim)] = _index_lens(key, parent_ndim)
+    return lens
+
+
+def _index_lens(key, parent_ndim: int) -> Lens:
     items = key if isinstance(key, tuple) else (key,)
     consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
     new_axes, out_dim = [], 0

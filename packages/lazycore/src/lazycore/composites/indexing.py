@@ -233,9 +233,87 @@ def _host_nonzero(mask: np.ndarray):
     return [np.asarray(i, dtype=np.int64) for i in np.nonzero(mask)]
 
 
+def basic_signature(key):
+    """A hashable stand-in for a key of Python ints and slices with int/None bounds
+    (the stencils and row reads of every loop), or None for any other key."""
+    items = key if type(key) is tuple else (key,)
+    sig = []
+    for k in items:
+        t = type(k)
+        if t is slice:
+            a, b, c = k.start, k.stop, k.step
+            if not ((a is None or type(a) is int) and (b is None or type(b) is int)
+                    and (c is None or type(c) is int)):
+                return None
+            sig.append((a, b, c))
+        elif t is int:
+            sig.append(k)
+        else:
+            return None
+    return tuple(sig)
+
+
+_BASIC_PLANS: dict = {}
+
+
+def _basic_plan(shape: tuple, sig: tuple):
+    """(slice attrs or None, flipped dims, result shape) of ``x[key]`` for a basic
+    signature: computed once per (shape, key); IndexError as NumPy's."""
+    if len(sig) > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {len(sig)} were indexed")
+    starts, limits, strides, flips, out = [], [], [], [], []
+    for d, size in enumerate(shape):
+        k = sig[d] if d < len(sig) else (None, None, None)
+        if type(k) is tuple:
+            lo, hi, st = slice(*k).indices(size)
+            if st > 0:
+                n = max(0, -(-(hi - lo) // st))
+                starts.append(lo)
+                limits.append(lo + (n - 1) * st + 1 if n else lo)
+            else:
+                n = max(0, -(-(lo - hi) // -st))
+                starts.append(lo + (n - 1) * st if n else 0)
+                limits.append(lo + 1 if n else 0)
+            strides.append(abs(st))
+            flips.append(st < 0)
+            out.append(n)
+        else:
+            if not -size <= k < size:
+                raise IndexOutOfRange(f"index {k} is out of bounds for axis {d} with size "
+                                      f"{size}", op="getitem")
+            starts.append(k % size)
+            limits.append(k % size + 1)
+            strides.append(1)
+            flips.append(False)
+    whole = all(s == 0 for s in starts) and tuple(limits) == tuple(shape) and all(
+        st == 1 for st in strides)
+    attrs = None if whole or not shape else dict(
+        start_indices=tuple(starts), limit_indices=tuple(limits), strides=tuple(strides))
+    flip_dims = tuple(d for d, f in enumerate(flips) if f)
+    if len(_BASIC_PLANS) > 4096:
+        _BASIC_PLANS.clear()
+    plan = _BASIC_PLANS[(shape, sig)] = (attrs, flip_dims, tuple(out))
+    return plan
+
+
+def _basic_getitem(x: Tensor, sig: tuple) -> Tensor:
+    plan = _BASIC_PLANS.get((x.shape, sig))
+    if plan is None:
+        plan = _basic_plan(x.shape, sig)
+    attrs, flip_dims, shape = plan
+    y = x if attrs is None else ops.slice(x, **attrs)
+    if flip_dims:
+        y = ops.rev(y, dimensions=flip_dims)
+    return y if y.shape == shape else ops.reshape(y, new_sizes=shape)
+
+
 def getitem(x: Tensor, key, nonzero=None) -> Tensor:
     """``x[key]`` with NumPy semantics. ``nonzero(mask)`` turns a boolean mask into
     index arrays (default: ``lazycore.numeric.nonzero``, which syncs the count)."""
+    sig = basic_signature(key)
+    if sig is not None:
+        return _basic_getitem(x, sig)
     if nonzero is None:
         from .dynamic import nonzero_mask as nonzero
     items = _expand_key(key, x.ndim, lambda m: _host_nonzero(m) if isinstance(m, np.ndarray)
