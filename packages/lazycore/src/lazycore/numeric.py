@@ -85,7 +85,6 @@ from .composites.indexing import (
     setitem,
     take,
     take_along_axis,
-    write_elements,
     write_positions,
 )
 from .composites.linalg import einsum, kron, logdet_cholesky, matmul, tensordot
