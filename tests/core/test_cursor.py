@@ -251,3 +251,22 @@ def test_an_observation_in_a_loop_is_decided_once(walks, monkeypatch):
         assert unread.is_pending
     np.testing.assert_allclose(unread.numpy(), np.exp(np.full(3, 5.0)), rtol=1e-6)
     assert decided[0] <= 3
+
+
+def test_dropped_traces_are_not_kept_by_the_epoch():
+    """A trace nobody keeps (dropped before a sync that has nothing to run) must not stay
+    alive in the epoch's node list."""
+    import gc
+    import weakref
+
+    x, = _data([1.0, 2.0])
+    lc.sync()
+    chain = lc.ops.add(x, x)
+    for _ in range(50):
+        chain = lc.ops.mul(chain, x)
+    probe = weakref.ref(chain.node)
+    del chain
+    lc.sync()  # nothing pending: nothing runs
+    gc.collect()
+    assert probe() is None
+    assert cursor.EPOCH.nodes == []

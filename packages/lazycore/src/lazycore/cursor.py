@@ -25,7 +25,7 @@ import operator
 from .ir import LEAF_OPS, Node
 
 STRIDE = 1 << 32  # epochs never hold more nodes (``max_pending_ops`` cuts traces)
-_MAX_RECORDINGS = 256
+_MAX_RECORDINGS = 64  # each holds one signature per node of its epoch
 _MAX_PROGRAMS = 16  # per recording: root sets seen (one or two in a loop)
 _MAX_NEXT = 4  # recordings remembered as following one recording (a loop's step shapes)
 
@@ -200,6 +200,23 @@ def close(roots: list[Node], program, taken: bool) -> None:
     ep.prev = rec
     ep.tainted = False
     nxt = rec.next[0] if rec is not None and rec.next else None
+    ep.rec = nxt
+    ep.expected = nxt.expected if nxt is not None else None
+    ep.sigs = None if nxt is not None else []
+
+
+def restart() -> None:
+    """Start the epoch afresh at a sync with nothing pending: its nodes were all dropped
+    (never computed), so the epoch list must not keep them; the next epoch is compared
+    with what followed the last recorded one."""
+    ep = EPOCH
+    if not ep.nodes:
+        return
+    ep.base += STRIDE
+    ep.nodes = []
+    ep.tainted = False
+    ep.observed = []
+    nxt = ep.prev.next[0] if ep.prev is not None and ep.prev.next else None
     ep.rec = nxt
     ep.expected = nxt.expected if nxt is not None else None
     ep.sigs = None if nxt is not None else []

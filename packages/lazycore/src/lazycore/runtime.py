@@ -147,6 +147,8 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
         try:
             targets = pending if full else [t for t in tensors if t.node.op not in LEAF_OPS]
             if not targets and not checks.pending():
+                if not pending:  # every node of the epoch was dropped: let them go
+                    cursor.restart()
                 return
             whole = full
             if not full and cause not in diagnostics.STEP_CAUSES:  # an observation
