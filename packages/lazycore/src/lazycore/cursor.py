@@ -24,7 +24,6 @@ import operator
 
 from .ir import LEAF_OPS, Node
 
-STRIDE = 1 << 32  # epochs never hold more nodes (``max_pending_ops`` cuts traces)
 _MAX_RECORDINGS = 64  # each holds one signature per node of its epoch
 _MAX_PROGRAMS = 16  # per recording: root sets seen (one or two in a loop)
 _MAX_NEXT = 4  # recordings remembered as following one recording (a loop's step shapes)
@@ -70,7 +69,7 @@ class Epoch:
 
     def __init__(self):
         self.observed: list = []  # observations decided by a walk, kept at ``close``
-        self.base = STRIDE
+        self.base = 1
         self.nodes: list[Node] = []
         self.sigs: list | None = []
         self.expected: list | None = None
@@ -195,7 +194,7 @@ def close(roots: list[Node], program, taken: bool) -> None:
                 following.remove(rec)
             following.insert(0, rec)
             del following[_MAX_NEXT:]
-    ep.base += STRIDE
+    _next_base(ep)
     ep.nodes = []
     ep.prev = rec
     ep.tainted = False
@@ -205,6 +204,12 @@ def close(roots: list[Node], program, taken: bool) -> None:
     ep.sigs = None if nxt is not None else []
 
 
+def _next_base(ep: Epoch) -> None:
+    """Past every place of this epoch, so no earlier node is ever in a later epoch (small
+    ints: the hot path's arithmetic stays on one-digit ints for 2**30 nodes)."""
+    ep.base += len(ep.nodes) + 1
+
+
 def restart() -> None:
     """Start the epoch afresh at a sync with nothing pending: its nodes were all dropped
     (never computed), so the epoch list must not keep them; the next epoch is compared
@@ -212,7 +217,7 @@ def restart() -> None:
     ep = EPOCH
     if not ep.nodes:
         return
-    ep.base += STRIDE
+    _next_base(ep)
     ep.nodes = []
     ep.tainted = False
     ep.observed = []
@@ -286,6 +291,6 @@ def reset() -> None:
     """Forget every recording (tests; the next sync walks)."""
     _recordings.clear()
     ep = EPOCH
-    ep.base += STRIDE
+    _next_base(ep)
     ep.nodes, ep.sigs, ep.expected, ep.rec, ep.prev, ep.tainted = [], [], None, None, None, False
     ep.observed = []

@@ -33,11 +33,12 @@ def call(op, *operands, **attrs):
     here inline (``Node.__init__``'s hash, ``Tensor.__init__``'s registration; a call
     each would cost a Python frame apiece)."""
     start = perf_counter()
+    arity = len(operands)
     try:
-        if len(operands) == 2:  # unrolled: comprehensions cost a call each on 3.11
+        if arity == 2:  # unrolled: comprehensions cost a call each on 3.11
             a, b = operands[0].node, operands[1].node
             nodes, avals, hashes = (a, b), (a.aval, b.aval), (a.hash, b.hash)
-        elif len(operands) == 1:
+        elif arity == 1:
             a = operands[0].node
             nodes, avals, hashes = (a,), (a.aval,), (a.hash,)
         else:
@@ -84,8 +85,7 @@ def call(op, *operands, **attrs):
         # compared with the recording this epoch follows or recorded
         ep = _EPOCH
         base = ep.base
-        k = len(nodes)
-        if k == 2:
+        if arity == 2:
             pa = a.idx - base
             if pa < 0:
                 pa = _join(a)
@@ -93,7 +93,7 @@ def call(op, *operands, **attrs):
             if pb < 0:
                 pb = _join(b)
             sig = (h, pa, pb)
-        elif k == 1:
+        elif arity == 1:
             pa = a.idx - base
             if pa < 0:
                 pa = _join(a)
