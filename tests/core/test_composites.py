@@ -261,7 +261,7 @@ BIT_SOURCES = {
 @pytest.mark.parametrize("name", sorted(BIT_SOURCES))
 def test_as_bits_are_numpy_bytes_and_from_bits_inverts(name):
     x = BIT_SOURCES[name]
-    u = nm.as_bits(A(x))
+    u = bits.as_bits(A(x))
     unit = x.dtype.itemsize // 2 if x.dtype.kind == "c" else x.dtype.itemsize
     want = x.view(f"u{unit}")
     got = lc.to_numpy(u)

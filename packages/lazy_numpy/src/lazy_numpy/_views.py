@@ -153,17 +153,6 @@ def _ops():
     return lc
 
 
-def _const(x, v):
-    lc = _ops()
-    return lc.numeric.broadcast_to(lc.scalar(np.asarray(v, x.dtype)[()], x.dtype), x.shape)
-
-
-def _as_bits(x):
-    """``x``'s bytes as unsigned integers of its item size (``lazycore``'s ``as_bits``)."""
-    lc = _ops()
-    return lc.numeric.as_bits(x)
-
-
 def reinterpret(x, dt: np.dtype):
     """``x``'s bytes read as ``dt`` (the last axis rescaled by the item-size ratio)."""
     lc = _ops()

@@ -6,7 +6,7 @@ knows any frontend.
 
 from __future__ import annotations
 
-from .composites.bits import as_bits, reinterpret
+from .composites.bits import reinterpret
 from .composites.broadcasting import (
     broadcast_shapes,
     broadcast_to,
