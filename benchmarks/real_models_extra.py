@@ -137,3 +137,64 @@ def run(quick: bool) -> list[dict]:
                 r["first_loss"] = first
             rows.append(r)
     return rows
+
+
+# --- interleaved comparison (``python -m benchmarks.real_models_extra``) ------------------------
+
+def main(argv=None) -> None:
+    """Every implementation's step built and warmed, then timed one step each per round
+    (a load change on the shared machine hits all alike); medians, × = eager ÷ this."""
+    import argparse
+    import os
+    import statistics
+    import time
+
+    import numpy as np
+
+    from .real_models import _table_row
+
+    parser = argparse.ArgumentParser(description="real_models_extra, implementations "
+                                     "interleaved in one process")
+    parser.add_argument("--models", default="lstm_lm,resnet18")
+    parser.add_argument("--impls", default=",".join(IMPLS))
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args(argv)
+    if args.threads:
+        _threads.pin(args.threads)
+    import lazy_torch  # noqa: F401  (before eager PyTorch trains)
+
+    impls = tuple(args.impls.split(","))
+    print(f"load average at start: {os.getloadavg()}, threads: {args.threads or 'default'}")
+    print("| case | " + " | ".join(impls) + f" | {impls[-1]}: first step |")
+    print("|---" * (len(impls) + 2) + "|")
+    for model in args.models.split(","):
+        if model == "resnet18" and not _have_transformers():
+            continue
+        cfg = config(model, False)
+        steps, first, reference = {}, {}, None
+        for impl in impls:
+            step = train_step(model, impl, cfg)
+            t0 = time.perf_counter()
+            result = step()
+            first[impl] = time.perf_counter() - t0
+            if reference is None:
+                reference = result
+            else:
+                np.testing.assert_allclose(result, reference, rtol=2e-4, atol=2e-5)
+            for _ in range(3):
+                step()
+            steps[impl] = step
+        times: dict = {impl: [] for impl in steps}
+        for _ in range(args.rounds):
+            for impl, step in steps.items():
+                t0 = time.perf_counter()
+                step()
+                times[impl].append(time.perf_counter() - t0)
+        cells = {impl: (statistics.median(v), first[impl]) for impl, v in times.items()}
+        print(_table_row(model, cells, impls), flush=True)
+    print(f"load average at end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
