@@ -10,10 +10,13 @@ that syncs (counted as ``sync::data_dependent``).
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import ops
 from ..errors import IndexOutOfRange, ShapeError
+from ..ir import host_value
 from ..tensor import Tensor
 from ..trace import filled, scalar
 from .broadcasting import broadcast_shapes, broadcast_to, cast, full
@@ -569,6 +572,10 @@ def write_positions(x: Tensor, positions, values: Tensor, *,
     what ``x`` holds there wins, as an element-by-element copy into shared memory leaves
     it (an element written back unchanged does not undo another's write)."""
     n = values.size
+    if n == 1 and not last_changed:
+        element = _host_element(positions, values, x.dtype)
+        if element is not None:
+            return _element_write(x, *element)
     flat = ops.reshape(x, new_sizes=(x.size,))
     child = ops.reshape(cast(values, x.dtype), new_sizes=(n,))
     if isinstance(positions, Tensor):
@@ -585,6 +592,45 @@ def write_positions(x: Tensor, positions, values: Tensor, *,
     picked = take(child, ops.max(winner, full((x.size,), 0, np.int64)), 0)
     out = ops.select(ops.ge(winner, full((x.size,), 0, np.int64)), picked, flat)
     return ops.reshape(out, new_sizes=x.shape)
+
+
+def _host_element(positions, values: Tensor, dtype):
+    """(flat position, value) of a one-element write whose position and value the host
+    holds (device data or a host array; a parameter or constant), else None."""
+    node = values.node
+    if node.op not in ("param", "const") or node.aval.dtype != dtype:
+        return None  # (a cast is the program's, not the host's, to decide)
+    if isinstance(positions, Tensor):
+        if positions.node.op != "data":
+            return None
+        positions = positions.node.value
+    position = int(np.asarray(positions).reshape(()))
+    return position, np.asarray(host_value(node)).reshape(())[()]
+
+
+# id(scatter node) -> (weakref to it, the node before the run of element writes, writes)
+_ELEMENT_RUNS: dict = {}
+
+
+def _element_write(x: Tensor, position: int, value) -> Tensor:
+    """``x`` with one element written, for a frontend that writes elements one by one
+    through views (PyTorch's ``u[i, j] = 700``: a 0-d view, ``copy_``): consecutive
+    such writes to the same value coalesce into ONE scatter from the value before the
+    first (``write_elements``), so the graph holds one node, not a chain of thousands
+    that XLA takes minutes to compile. (lazy_numpy holds its element writes in the
+    storage instead, without a node per write.)"""
+    run = _ELEMENT_RUNS.pop(id(x.node), None)
+    if run is not None and run[0]() is x.node:
+        base, writes = Tensor(run[1]), dict(run[2])
+    else:
+        base, writes = x, {}
+    writes[position] = value
+    out = write_elements(base, writes)
+    if len(_ELEMENT_RUNS) > 256:
+        _ELEMENT_RUNS.clear()
+    # the base as a node, not a handle: a handle would be a live value every sync computes
+    _ELEMENT_RUNS[id(out.node)] = (weakref.ref(out.node), base.node, writes)
+    return out
 
 
 def _differs(a: Tensor, b: Tensor) -> Tensor:
