@@ -241,11 +241,17 @@ def _find(sigs: list) -> Recording:
 
 def _remember(rec: Recording, ep: Epoch, roots: list[Node], program) -> None:
     """Keep ``program`` (built by a walk) as the recording's program for ``roots``."""
-    base, nodes = ep.base, ep.nodes
+    base, nodes, sigs = ep.base, ep.nodes, rec.sigs
     places = [n.idx - base for n in program.nodes]
-    n = len(nodes)
-    for node, p in zip(program.nodes, places, strict=True):
+    n = min(len(nodes), len(sigs))
+    for node, p, operands in zip(program.nodes, places, program.operand_positions,
+                                 strict=True):
         if not 0 <= p < n or nodes[p] is not node:  # before this epoch, or a race
+            return
+        # the recording must describe the program as it is (threads racing on the epoch
+        # could misplace a signature): checked here, on the walk path only
+        sig = node.hash if node.op in LEAF_OPS else (node.hash, *[places[q] for q in operands])
+        if sigs[p] != sig:
             return
     _keep(rec.programs, tuple([r.idx - base for r in roots]), _Entry(places, program))
 

@@ -182,7 +182,8 @@ def _run(targets, full: bool, cause: str):
     batch = checks.take(roots)  # pending data checks: one extra output, read after the run
     # the trace cursor: a step that repeats the last one takes its program without a walk
     # (only if no other thread may have traced into the epoch)
-    found = cursor.take(roots) if _alone() else None
+    alone = _alone()
+    found = cursor.take(roots) if alone else None
     taken = found is not None
     program = from_recording(*found, roots) if taken else linearize(roots)
     cursor.close(roots, program, taken)
@@ -194,7 +195,7 @@ def _run(targets, full: bool, cause: str):
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
     donate = (_donatable(program, roots)
-              if full and settings.donate and _alone()
+              if full and settings.donate and alone
               and not _holds
               and not diagnostics.verifying()  # verify re-reads the inputs after the run
               else ())
