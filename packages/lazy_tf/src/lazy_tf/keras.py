@@ -107,7 +107,8 @@ def _patch_trainer() -> None:
     make = cls._make_function
 
     def _make_function(self, step_function, _original=make):
-        if self.run_eagerly or not (_STATE["enabled"] and _has_lazy_variables(self)):
+        if (self.run_eagerly or not (_STATE["enabled"] and _has_lazy_variables(self))
+                or type(self.distribute_strategy).__name__ != "_DefaultDistributionStrategy"):
             return _original(self, step_function)
         return _captured_steps(self, step_function)
 
