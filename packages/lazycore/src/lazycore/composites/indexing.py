@@ -474,7 +474,8 @@ def setitem(x: Tensor, key, value: Tensor, mode: str = "set", nonzero=None) -> T
         except ShapeError:
             raise ShapeError(f"could not broadcast input array from shape {value.shape} into "
                              f"shape {shape}", op="setitem") from None
-        v = ops.reshape(v, new_sizes=sizes)
+        if v.shape != sizes:  # an int in the key: its axis of 1
+            v = ops.reshape(v, new_sizes=sizes)
         start_tensors = [scalar(int(s), np.int64) for s in starts]  # no recompile per start
         return ops.dynamic_update_slice(x, v, *start_tensors)
     positions = ops.iota(dtype=np.int64, shape=(x.size,), dimension=0)
