@@ -62,7 +62,8 @@ from .runtime import (  # noqa: E402
     to_numpy_many,
     wait,
 )
-from .sharding import Mesh, mark_sharding  # noqa: E402
+from .sharded import mark_sharding  # noqa: E402
+from .sharding import Mesh  # noqa: E402
 from .tensor import Tensor  # noqa: E402
 from .trace import constant, scalar  # noqa: E402
 from .verify import verify  # noqa: E402  (the context manager; the module is lazycore.verify)

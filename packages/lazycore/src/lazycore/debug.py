@@ -27,7 +27,7 @@ from .ir import Aval
 from .lowering import hlo_text as _hlo
 from .lowering import linearize
 from .lowering import stablehlo_text as _stablehlo
-from .sharding import sharding_of, sharding_text  # noqa: F401  (layout and per-device shapes)
+from .sharded import sharding_of, sharding_text  # noqa: F401  (layout and per-device shapes)
 
 
 def _roots(tensors):
