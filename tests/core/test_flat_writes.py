@@ -91,27 +91,3 @@ def test_masked_assign():
                                     lc.asarray(np.array(2.9)))
     assert _host(ints).dtype == np.int32 and _host(ints)[0, 0] == 2
 
-
-def test_one_element_writes_through_write_positions_coalesce():
-    """One-element writes with host positions and values (PyTorch's ``u[i, j] = 700``
-    through a 0-d view) become one scatter from the value before the first; a write
-    branching from an earlier result does not see later writes of another branch."""
-    x = lc.asarray(np.zeros(6))
-
-    def one(t, p, v):
-        return lc.numeric.write_positions(t, lc.numeric.host_index(np.array([p])),
-                                          lc.scalar(np.float64(v), np.float64))
-    a = one(x, 1, 5.0)
-    b = one(a, 2, -0.0)
-    c = one(b, 1, 7.0)           # the later write to a position wins
-    branch = one(a, 4, 3.0)      # from ``a``: without b's and c's writes
-    scatters, node = 0, c.node
-    while node.operands:
-        scatters += node.op == "scatter"
-        node = node.operands[0]
-    assert scatters == 1 and node is x.node
-    want_c = np.zeros(6)
-    want_c[[1, 2]] = 7.0, -0.0
-    _bits_equal(_host(c), want_c)
-    _bits_equal(_host(branch), np.array([0, 5.0, 0, 0, 3.0, 0]))
-    _bits_equal(_host(b), np.array([0, 5.0, -0.0, 0, 0, 0]))

@@ -10,13 +10,10 @@ that syncs (counted as ``sync::data_dependent``).
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from .. import ops
 from ..errors import IndexOutOfRange, ShapeError
-from ..ir import host_value
 from ..tensor import Tensor
 from ..trace import filled, scalar
 from .broadcasting import broadcast_shapes, broadcast_to, cast, full
@@ -544,21 +541,26 @@ def write_elements(x: Tensor, writes: dict) -> Tensor:
     """``x`` with ``writes`` (flat C-order position -> host scalar already in ``x``'s
     dtype) applied: the element writes a frontend collected since ``x`` was last read
     (``u0[i, j] = T`` in a Python loop) as ONE scatter. Positions and values are device
-    data (a different set of positions or values reuses the program; only their count is
-    in it); equal values are one parameter. Positions are distinct (a dict), so the
-    scatter's order of updates does not matter."""
+    data (other positions or values reuse the program); equal values are one parameter.
+    The count is padded to a power of two by repeating the last write (the same value
+    at the same position, whatever the scatter's order), so a run of N writes meets
+    log2(N) shapes, not N: shape rules and programs are reused. Positions are distinct
+    otherwise (a dict), so the order of updates does not matter."""
     n = len(writes)
     if not n:
         return x
     from ..runtime import asarray
 
+    m = 1 << (n - 1).bit_length()
     table = np.array(list(writes.values()), dtype=x.dtype)
     if table.tobytes() == table[:1].tobytes() * n:  # bitwise: -0.0 is not 0.0, NaN is NaN
-        values = filled(table[0], x.dtype, (n,))
+        values = filled(table[0], x.dtype, (m,))
     else:
-        values = asarray(table)
-    positions = host_index(np.fromiter(writes, dtype=np.int64, count=n).reshape(n, 1))
-    out = ops.scatter(ops.reshape(x, new_sizes=(x.size,)), positions, values, **_FLAT)
+        values = asarray(np.concatenate([table, np.repeat(table[-1:], m - n)]))
+    where = np.empty((m, 1), np.int64)
+    where[:n, 0] = np.fromiter(writes, dtype=np.int64, count=n)
+    where[n:, 0] = where[n - 1, 0]
+    out = ops.scatter(ops.reshape(x, new_sizes=(x.size,)), host_index(where), values, **_FLAT)
     return ops.reshape(out, new_sizes=x.shape)
 
 
@@ -573,10 +575,6 @@ def write_positions(x: Tensor, positions, values: Tensor, *,
     what ``x`` holds there wins, as an element-by-element copy into shared memory leaves
     it (an element written back unchanged does not undo another's write)."""
     n = values.size
-    if n == 1 and not last_changed:
-        element = _host_element(positions, values, x.dtype)
-        if element is not None:
-            return _element_write(x, *element)
     flat = ops.reshape(x, new_sizes=(x.size,))
     child = ops.reshape(cast(values, x.dtype), new_sizes=(n,))
     if isinstance(positions, Tensor):
@@ -593,45 +591,6 @@ def write_positions(x: Tensor, positions, values: Tensor, *,
     picked = take(child, ops.max(winner, full((x.size,), 0, np.int64)), 0)
     out = ops.select(ops.ge(winner, full((x.size,), 0, np.int64)), picked, flat)
     return ops.reshape(out, new_sizes=x.shape)
-
-
-def _host_element(positions, values: Tensor, dtype):
-    """(flat position, value) of a one-element write whose position and value the host
-    holds (device data or a host array; a parameter or constant), else None."""
-    node = values.node
-    if node.op not in ("param", "const") or node.aval.dtype != dtype:
-        return None  # (a cast is the program's, not the host's, to decide)
-    if isinstance(positions, Tensor):
-        if positions.node.op != "data":
-            return None
-        positions = positions.node.value
-    position = int(np.asarray(positions).reshape(()))
-    return position, np.asarray(host_value(node)).reshape(())[()]
-
-
-# id(scatter node) -> (weakref to it, the node before the run of element writes, writes)
-_ELEMENT_RUNS: dict = {}
-
-
-def _element_write(x: Tensor, position: int, value) -> Tensor:
-    """``x`` with one element written, for a frontend that writes elements one by one
-    through views (PyTorch's ``u[i, j] = 700``: a 0-d view, ``copy_``): consecutive
-    such writes to the same value coalesce into ONE scatter from the value before the
-    first (``write_elements``), so the graph holds one node, not a chain of thousands
-    that XLA takes minutes to compile. (lazy_numpy holds its element writes in the
-    storage instead, without a node per write.)"""
-    run = _ELEMENT_RUNS.pop(id(x.node), None)
-    if run is not None and run[0]() is x.node:
-        base, writes = Tensor(run[1]), dict(run[2])
-    else:
-        base, writes = x, {}
-    writes[position] = value
-    out = write_elements(base, writes)
-    if len(_ELEMENT_RUNS) > 256:
-        _ELEMENT_RUNS.clear()
-    # the base as a node, not a handle: a handle would be a live value every sync computes
-    _ELEMENT_RUNS[id(out.node)] = (weakref.ref(out.node), base.node, writes)
-    return out
 
 
 def _differs(a: Tensor, b: Tensor) -> Tensor:
