@@ -149,6 +149,25 @@ def test_tf_variable_read_falls_back():
     assert _capture.captures(f) == 0
 
 
+def test_tf_variable_writes_happen_once():
+    """A body mixing a tf.Variable update with lazy work falls back before TensorFlow
+    runs the update: the counter counts each call once, as under TF."""
+    def run(variable, const):
+        counter, w = tf.Variable(0), variable(1.0)
+
+        @tf.function
+        def f(x):
+            counter.assign_add(1)
+            w.assign_add(x)
+            return w * 1.0
+
+        outs = [float(f(const(2.0))) for _ in range(3)]
+        return outs, int(counter.numpy()), float(w.numpy())
+
+    assert run(ltf.Variable, ltf.constant) == run(tf.Variable, tf.constant) == \
+        ([3.0, 5.0, 7.0], 3, 7.0)
+
+
 def test_outer_tape_differentiates_through_the_call():
     def run(variable, tape_cls, const):
         w = variable([1.0, 2.0])

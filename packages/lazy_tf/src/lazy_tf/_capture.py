@@ -369,9 +369,47 @@ def _tracing_count(self) -> int:
 _ORIGINAL_COUNT = _pf.Function.experimental_get_tracing_count
 
 
+# tf.Variable methods that read or write its state: refused while a body is captured,
+# BEFORE TensorFlow runs them (the op callback only sees ops after they ran: a write would
+# happen here and again on the fallback path)
+_VARIABLE_STATE = ("_read_variable_op", "assign", "assign_add", "assign_sub", "scatter_add",
+                   "scatter_sub", "scatter_update", "scatter_max", "scatter_min",
+                   "scatter_mul", "scatter_div", "batch_scatter_update", "scatter_nd_update",
+                   "scatter_nd_add", "scatter_nd_sub", "scatter_nd_max", "scatter_nd_min")
+
+
+def _guard_variable_state() -> None:
+    from tensorflow.python.ops import resource_variable_ops
+
+    classes, stack = [], [resource_variable_ops.BaseResourceVariable]
+    while stack:  # subclasses may carry their own copies (ResourceVariable does)
+        cls = stack.pop()
+        classes.append(cls)
+        stack.extend(cls.__subclasses__())
+    for cls in classes:
+        _guard_class(cls)
+
+
+def _guard_class(cls) -> None:
+    for name in _VARIABLE_STATE:
+        original = cls.__dict__.get(name)
+        if original is None or getattr(original, "__lazy_tf__", False):
+            continue
+
+        def guarded(self, *args, _original=original, _name=name, **kwargs):
+            if _state.capture[0] is not None and not building():
+                raise CaptureError(f"tf.Variable {self.name}: {_name.strip('_')} while a "
+                                   "tf.function is captured (its state is TensorFlow's)")
+            return _original(self, *args, **kwargs)
+
+        guarded.__lazy_tf__ = True
+        setattr(cls, name, guarded)
+
+
 def install() -> None:
     _pf.Function.__call__ = _function_call
     _pf.Function.experimental_get_tracing_count = _tracing_count
+    _guard_variable_state()
 
 
 def captures(function) -> int:
