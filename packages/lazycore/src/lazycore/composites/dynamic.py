@@ -7,12 +7,12 @@ import numpy as np
 from .. import metrics, ops, runtime
 from ..tensor import Tensor
 from .broadcasting import cast, full
-from .reductions import sum
 
 
 def count_true(mask: Tensor) -> int:
     """Number of ``True`` values; a counted data-dependent sync."""
-    total = sum(cast(mask, np.bool_), dtype=np.int64)
+    # the primitive, not reductions.sum: indexing (above reductions) calls this module
+    total = ops.reduce_sum(cast(cast(mask, np.bool_), np.int64), axes=tuple(range(mask.ndim)))
     metrics.inc("data_dependent_syncs")
     return int(runtime.to_numpy_many([total], cause="data_dependent")[0])
 

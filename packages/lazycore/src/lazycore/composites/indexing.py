@@ -14,16 +14,16 @@ import numpy as np
 
 from .. import ops
 from ..errors import IndexOutOfRange, ShapeError
+from ..runtime import asarray
 from ..tensor import Tensor
 from ..trace import filled, scalar
 from .broadcasting import broadcast_shapes, broadcast_to, cast, full
+from .dynamic import count_true, nonzero_mask
 
 
 def host_index(values) -> Tensor:
     """A host integer array as an int64 index tensor: device data, not a baked constant,
     so a loop whose index values change step to step does not recompile."""
-    from ..runtime import asarray
-
     return asarray(np.asarray(values, dtype=np.int64))
 
 
@@ -208,8 +208,6 @@ def _expand_key(key, ndim: int, nonzero) -> list:
             if isinstance(k, np.ndarray):
                 out.append(("scalar_bool", bool(k)))
             else:
-                from .dynamic import count_true
-
                 out.append(("scalar_bool", count_true(k) > 0))
         elif isinstance(k, Tensor | np.ndarray) and k.dtype == np.bool_:
             out.extend(("adv", t) for t in nonzero(k))
@@ -315,7 +313,7 @@ def getitem(x: Tensor, key, nonzero=None) -> Tensor:
     if sig is not None:
         return _basic_getitem(x, sig)
     if nonzero is None:
-        from .dynamic import nonzero_mask as nonzero
+        nonzero = nonzero_mask
     items = _expand_key(key, x.ndim, lambda m: _host_nonzero(m) if isinstance(m, np.ndarray)
                         else nonzero(m))
     if any(isinstance(k, tuple) and k[0] == "adv" for k in items):
@@ -549,8 +547,6 @@ def write_elements(x: Tensor, writes: dict) -> Tensor:
     n = len(writes)
     if not n:
         return x
-    from ..runtime import asarray
-
     m = 1 << (n - 1).bit_length()
     table = np.array(list(writes.values()), dtype=x.dtype)
     if table.tobytes() == table[:1].tobytes() * n:  # bitwise: -0.0 is not 0.0, NaN is NaN

@@ -17,7 +17,7 @@ from ..errors import ShapeError
 from ..tensor import Tensor
 from .broadcasting import broadcast_to, cast, full
 from .indexing import one_hot
-from .nn import softplus
+from .nn import log_softmax, softplus
 from .reductions import any, mean, sum  # noqa: A004 - the composites of those names
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -185,8 +185,6 @@ def cross_entropy(logits: Tensor, target: Tensor, weight=None, ignore_index=None
 
 
 def _soft_cross_entropy(logits, probs, weight, reduction, label_smoothing, c) -> Tensor:
-    from .nn import log_softmax
-
     if reduction not in REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     logp = log_softmax(logits, c)

@@ -9,7 +9,8 @@ import numpy as np
 from .. import ops
 from ..errors import AxisError, ShapeError
 from ..tensor import Tensor
-from .broadcasting import broadcast_to
+from .broadcasting import broadcast_shapes, broadcast_to
+from .indexing import gather_points, host_index
 from .reductions import normalize_axes
 
 
@@ -191,15 +192,11 @@ def repeat(x: Tensor, repeats: int, axis=None) -> Tensor:
 
 
 def broadcast_arrays(*xs: Tensor) -> list[Tensor]:
-    from .broadcasting import broadcast_shapes
-
     shape = broadcast_shapes(*[x.shape for x in xs])
     return [broadcast_to(x, shape) for x in xs]
 
 
 def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
-    from .indexing import gather_points
-
     a1, a2 = normalize_axes(axis1, x.ndim)[0], normalize_axes(axis2, x.ndim)[0]
     if a1 == a2:
         raise ValueError("axis1 and axis2 cannot be the same")
@@ -208,7 +205,5 @@ def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tens
     n = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
     i = np.arange(n) + (0 if offset >= 0 else -offset)
     j = np.arange(n) + (offset if offset >= 0 else 0)
-    from .indexing import host_index
-
     out = gather_points(x, [x.ndim - 2, x.ndim - 1], [host_index(i), host_index(j)])
     return moveaxis(out, 0, -1)

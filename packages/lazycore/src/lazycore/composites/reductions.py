@@ -14,6 +14,7 @@ from ..errors import AxisError
 from ..tensor import Tensor
 from ..trace import scalar
 from .broadcasting import broadcast_to, cast, full
+from .indexing import take_along_axis
 
 _INITIAL = {"reduce_sum": 0, "reduce_prod": 1, "reduce_and": True, "reduce_or": False}
 
@@ -242,7 +243,5 @@ def _cumulative_extreme(op_name: str, x: Tensor, axis):
     iota = ops.iota(dtype=np.int64, shape=x.shape, dimension=a)
     index = ops.cummax(ops.select(hit, iota, full(x.shape, 0, np.int64)), axis=a)
     if is_inexact(x.dtype):  # the element itself: XLA's running max of (0., -0.) is 0.
-        from .indexing import take_along_axis
-
         values = take_along_axis(x, index, a)
     return values, index

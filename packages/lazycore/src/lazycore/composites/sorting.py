@@ -6,6 +6,9 @@ import numpy as np
 
 from .. import ops
 from ..tensor import Tensor
+from ..trace import constant
+from .broadcasting import broadcast_to, cast, full
+from .indexing import host_index, take
 from .manipulation import moveaxis, reshape
 from .reductions import normalize_axes
 
@@ -59,10 +62,6 @@ def quantile(x: Tensor, q, axis=None, keepdims: bool = False) -> Tensor:
     interpolation between the sorted neighbours (NumPy's default method, PyTorch's
     ``"linear"``); a NaN in a slice makes its quantiles NaN. The quantile axes come
     first; integers compute in float64. Needs a non-empty slice."""
-    from ..trace import constant
-    from .broadcasting import broadcast_to, cast, full
-    from .indexing import host_index, take
-
     q_arr = np.asarray(q, dtype=np.float64)
     acc = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     x = cast(x, acc)
