@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from .callsite import _call_site
 from .ir import LEAF_OPS, Node, host_value
 
 
@@ -51,8 +52,6 @@ def require(bad, error_type, message: str, *, op: str, guards=()) -> None:
     """Raise ``error_type(message)`` at the next barrier if the lazy bool scalar ``bad``
     is true. ``guards``: results of the checked op (tensors); values computed from them
     are failed too. A host-known ``bad`` raises now."""
-    from .runtime import _call_site
-
     node = bad.node
     if node.op in ("const", "param"):
         if bool(np.asarray(host_value(node)).any()):

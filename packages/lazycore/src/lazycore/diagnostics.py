@@ -28,6 +28,7 @@ from collections import Counter, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from .callsite import _call_site
 from .config import settings
 from .errors import ImplicitSyncError
 from .lowering import graph_id
@@ -232,8 +233,6 @@ def sync_allowed() -> bool:
 
 
 def _refuse(cause: str) -> None:
-    from .runtime import _call_site
-
     site = _call_site()
     filename, _, lineno = site.rpartition(":")
     source = linecache.getline(filename, int(lineno)).strip() if lineno.isdigit() else ""

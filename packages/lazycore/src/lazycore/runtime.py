@@ -9,8 +9,6 @@ value still holds (a parameter being overwritten) are donated to the program.
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 import time
 import weakref
@@ -30,6 +28,7 @@ from . import (
     steps,
     tiers,
 )
+from .callsite import _call_site, register_internal_path  # noqa: F401 (lc.register_internal_path)
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
@@ -38,7 +37,6 @@ from .tensor import _live
 
 # ``_live``: the live handles (``tensor.py`` keeps the set; a sync reads it)
 _lock = threading.RLock()  # one sync at a time; tracing itself needs no lock
-_internal_paths: list[str] = [os.path.dirname(os.path.abspath(__file__))]
 _site_history: dict[str, Program] = {}
 _device = None
 
@@ -61,14 +59,6 @@ def _snapshot() -> list:
         if t is not None:
             out.append(t)
     return out
-
-
-def register_internal_path(path: str) -> None:
-    """Frames under ``path`` are skipped when naming the user code that caused a sync."""
-    path = os.path.dirname(os.path.abspath(path)) if os.path.isfile(path) else path
-    if path not in _internal_paths:
-        _internal_paths.append(path)
-        _internal_files.clear()
 
 
 class BufferHold:
@@ -375,25 +365,6 @@ def explain_change(previous: Program, program: Program) -> str:
     if not changes:
         changes.append("graph changed (same ops, different sharing or constants)")
     return "; ".join(changes[:4]) + (" ..." if len(changes) > 4 else "")
-
-
-_internal_files: dict[str, bool] = {}  # filename -> under a registered internal path
-
-
-def _call_site() -> str:
-    frame = sys._getframe(1)
-    internal = _internal_files
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        inside = internal.get(filename)
-        if inside is None:
-            if len(internal) > 4096:
-                internal.clear()
-            inside = internal[filename] = any(filename.startswith(p) for p in _internal_paths)
-        if not inside:
-            return f"{filename}:{frame.f_lineno}"
-        frame = frame.f_back
-    return "<unknown>"
 
 
 def _log_interpreted(cause: str, site: str, program: Program, key) -> None:

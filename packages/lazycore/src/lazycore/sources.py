@@ -13,20 +13,20 @@ from __future__ import annotations
 import sys
 import weakref
 
-from . import runtime, trace
+from . import callsite, trace
 from .config import settings
 from .ops import registry
 
 _sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Node -> (file, line)
 _plain_call = trace.call
 _internal: dict = {}       # code object -> recorded inside lazycore or a frontend?
-_paths_seen = [0]          # len(runtime._internal_paths) when _internal was filled
+_paths_seen = [0]          # len(callsite._internal_paths) when _internal was filled
 
 
 def _user_frame():
-    """(file, line) of the first frame outside the internal paths (``runtime._call_site``
+    """(file, line) of the first frame outside the internal paths (``callsite._call_site``
     with a per-code-object memo: a few hundred ns instead of a string scan per frame)."""
-    paths = runtime._internal_paths
+    paths = callsite._internal_paths
     if len(paths) != _paths_seen[0]:  # a frontend registered its path since
         _internal.clear()
         _paths_seen[0] = len(paths)

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 
 from . import metrics
 from .autodiff import _cut_program, interpret
+from .callsite import _call_site
 from .errors import LazyError
 from .ir import LEAF_OPS, Aval, Frozen, Node
 from .ops.registry import defop
@@ -146,8 +147,6 @@ class Subprogram:
         results = values[:self.n_outputs]
         site = self.site
         if site is None:
-            from .runtime import _call_site
-
             site = _call_site()
         guards = tuple([r.node for r in results])
         for (error_type, message, op), flag in zip(self._checks, values[self.n_outputs:],
