@@ -7,7 +7,7 @@ updates, so reading a setting never imports back up.
 
 from __future__ import annotations
 
-from . import cache, runtime, sources
+from . import cache, leaks, runtime
 from .config import CHOICES, Settings, settings
 
 
@@ -22,7 +22,7 @@ def configure(**changes) -> Settings:
     if "max_pending_ops" in changes:
         runtime._reset_trace_limit()
     if changes.keys() & {"debug", "verify", "sources"}:
-        sources.update()
+        leaks.select_op_call()
     if "persistent_cache_dir" in changes:
         cache.enable_persistent_cache(settings.persistent_cache_dir)
     return settings

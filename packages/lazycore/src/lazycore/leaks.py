@@ -19,7 +19,7 @@ import warnings
 import weakref
 from contextlib import ContextDecorator
 
-from . import metrics
+from . import metrics, sources
 from .ops import registry
 
 DATA_LOADING = "data_loading"
@@ -31,7 +31,6 @@ _local = threading.local()  # .regions: this thread's stack of region names
 _active = [0]               # regions entered and not left, all threads together
 _lock = threading.Lock()
 _warned: set = set()        # (sync site, region) already warned about
-_sources: list = []         # [lazycore.sources], bound on the first region (it imports runtime)
 
 
 class GraphLeakWarning(UserWarning):
@@ -47,7 +46,6 @@ def _stack() -> list:
 
 def _marking_call(op, *operands, **attrs):
     """``OpDef.__call__`` while a region is active: trace, then mark what was recorded."""
-    sources = _sources[0]
     out = (sources._recording_call if sources.enabled() else sources._plain_call)(op, *operands, **attrs)
     stack = getattr(_local, "regions", None)
     if stack:  # another thread's region swapped the call in: this thread records unmarked
@@ -73,10 +71,6 @@ class mark_region(ContextDecorator):  # noqa: N801 - used like a function: lc.ma
         self.name = name
 
     def __enter__(self):
-        if not _sources:
-            from . import sources
-
-            _sources.append(sources)
         _stack().append(self.name)
         with _lock:
             _active[0] += 1
@@ -88,7 +82,7 @@ class mark_region(ContextDecorator):  # noqa: N801 - used like a function: lc.ma
         with _lock:
             _active[0] -= 1
             if not _active[0]:
-                _sources[0].update()  # the plain or the source-recording call again
+                select_op_call()  # the plain or the source-recording call again
         return False
 
 
@@ -141,6 +135,21 @@ def _warn(region: str, ops: int, first, site: str) -> None:
                            module=(filename or site).rsplit("/", 1)[-1].removesuffix(".py"))
 
 
+def select_op_call() -> None:
+    """Install the op call (``OpDef.__call__``) the settings and regions need: marking
+    inside a region (it records sources itself when asked), else recording sources iff
+    a setting needs them (``sources.enabled()``), else the plain ``trace.call``. Here,
+    above ``sources``, because only this module knows all three; ``configure`` and
+    ``verify`` call it when a setting changes."""
+    if _active[0]:
+        registry.OpDef.__call__ = _marking_call
+        return
+    registry.OpDef.__call__ = sources._recording_call if sources.enabled() else sources._plain_call
+
+
 def reset() -> None:
     """Forget which (site, region) pairs were warned about (they warn again)."""
     _warned.clear()
+
+
+select_op_call()  # settings from the environment (LAZYCORE_SOURCES, debug) at import

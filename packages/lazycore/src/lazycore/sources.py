@@ -3,9 +3,10 @@
 Naming the line that recorded an op costs a frame walk (a few microseconds per op),
 so it is only done when something will read it: ``settings.debug``,
 ``settings.verify`` (``lc.verify()`` names the line of the op that differs) or
-``settings.sources`` (``LAZYCORE_SOURCES=1``). ``update()`` then swaps the op call
-(``OpDef.__call__``) for a recording one; otherwise the plain ``trace.call`` runs and
-tracing pays nothing.
+``settings.sources`` (``LAZYCORE_SOURCES=1``). ``leaks.select_op_call()`` (the one
+place that knows every op call: plain, recording, marking) then swaps the op call
+(``OpDef.__call__``) for ``_recording_call``; otherwise the plain ``trace.call`` runs
+and tracing pays nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import weakref
 
 from . import callsite, trace
 from .config import settings
-from .ops import registry
 
 _sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Node -> (file, line)
 _plain_call = trace.call
@@ -57,16 +57,6 @@ def enabled() -> bool:
     return bool(settings.sources or settings.debug or settings.verify)
 
 
-def update() -> None:
-    """Record sources iff a setting needs them (called by ``configure`` and ``verify``)."""
-    from . import leaks
-
-    if leaks._active[0]:  # inside lc.data_loading(): its marking call records (and asks us)
-        registry.OpDef.__call__ = leaks._marking_call
-        return
-    registry.OpDef.__call__ = _recording_call if enabled() else _plain_call
-
-
 def site_of(node) -> str | None:
     """The user's ``file:line`` that recorded ``node`` (None when not recorded)."""
     try:
@@ -75,5 +65,3 @@ def site_of(node) -> str | None:
         return None
     return None if site is None else f"{site[0]}:{site[1]}"
 
-
-update()

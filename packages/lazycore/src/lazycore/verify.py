@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-from . import interpreter, lowering, metrics, sources
+from . import interpreter, leaks, lowering, metrics, sources
 from .config import settings
 from .errors import VerifyError
 from .ir import Aval, host_value
@@ -93,12 +93,12 @@ def verify(action: str = "raise"):
         raise ValueError(f"action must be 'raise' or 'warn', got {action!r}")
     previous = settings.verify, _state["action"]
     settings.verify, _state["action"] = True, action
-    sources.update()
+    leaks.select_op_call()
     try:
         yield
     finally:
         settings.verify, _state["action"] = previous
-        sources.update()
+        leaks.select_op_call()
 
 
 def reports() -> list[Mismatch]:
