@@ -23,11 +23,12 @@ import numpy as np
 
 from . import sharding as _sharding
 from .interop import unwrap
-from .ir import Aval
+from .listing import aval_str, program_ir_text  # noqa: F401 (lc.debug.program_ir_text)
 from .lowering import hlo_text as _hlo
 from .lowering import linearize
 from .lowering import stablehlo_text as _stablehlo
 from .sharded import sharding_of, sharding_text  # noqa: F401  (layout and per-device shapes)
+from .sources import site_of
 
 
 def _roots(tensors):
@@ -46,26 +47,6 @@ def _roots(tensors):
 def ir_text(tensors) -> str:
     """A readable listing of the graph computing ``tensors``."""
     return program_ir_text(linearize(_roots(tensors)))
-
-
-def program_ir_text(program) -> str:
-    """A program's listing: one ``%i = op(operands, attrs) : aval`` line per node, with
-    the recording ``file:line`` when known, then ``return`` and the outputs."""
-    from .sources import site_of
-
-    lines = []
-    for i, (node, operands) in enumerate(zip(program.nodes, program.operand_positions,
-                                             strict=True)):
-        args = ", ".join(f"%{p}" for p in operands)
-        attrs = ", ".join(f"{k}={v}" for k, v in node.attrs)
-        body = node.op
-        if node.op in ("param", "const"):
-            body += f" {np.asarray(node.value).tolist()}"
-        line = f"%{i} = {body}({args}{', ' if args and attrs else ''}{attrs}) : {_aval_str(node.aval)}"
-        site = None if node.is_leaf else site_of(node)
-        lines.append(f"{line}  # {site}" if site else line)
-    lines.append("return " + ", ".join(f"%{p}" for p in program.output_positions))
-    return "\n".join(lines)
 
 
 def stablehlo_text(tensors) -> str:
@@ -99,10 +80,6 @@ _LEAF_STYLE = {"data": "shape=box, style=filled, fillcolor=lightblue",
                "failed": "shape=box, style=filled, fillcolor=salmon"}
 
 
-def _aval_str(aval) -> str:
-    return str(aval) if isinstance(aval, Aval) else "(" + ", ".join(map(str, aval)) + ")"
-
-
 def _dot_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
@@ -113,8 +90,6 @@ def ir_dot(tensors, *, name: str = "lazycore") -> str:
     Leaves are boxes (device data blue, scalar parameters yellow, baked constants
     grey); outputs have a double border; edges run from operand to user.
     """
-    from .sources import site_of
-
     roots = _roots(tensors)
     program = linearize(roots)
     outputs = set(program.output_positions)
@@ -126,7 +101,7 @@ def ir_dot(tensors, *, name: str = "lazycore") -> str:
         if node.op in ("param", "const") and np.size(node.value) <= 4:
             head += f" {np.asarray(node.value).tolist()}"
         attrs = ", ".join(f"{k}={v}" for k, v in node.attrs)
-        parts = [head, attrs[:60], _aval_str(node.aval)] if attrs else [head, _aval_str(node.aval)]
+        parts = [head, attrs[:60], aval_str(node.aval)] if attrs else [head, aval_str(node.aval)]
         site = None if node.is_leaf else site_of(node)
         if site:
             parts.append(site.rpartition("/")[2])  # file name and line: the full path is long

@@ -28,10 +28,12 @@ from collections import Counter, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from . import dump
 from .callsite import _call_site
 from .config import settings
 from .errors import ImplicitSyncError
 from .lowering import graph_id
+from .verify import check_program  # lazycore.verify is the context manager
 
 #: The documented cause vocabulary. Frontends may pass other strings; they are
 #: treated as implicit syncs and counted under their own name.
@@ -170,16 +172,12 @@ def verifying() -> bool:
 
 def verify_program(program, outputs, site: str, cause: str) -> None:
     """``lc.verify()``: check a program just run against its op-by-op eager evaluation."""
-    from .verify import check_program  # lazycore.verify is the context manager
-
     check_program(program, outputs, site, cause)
 
 
 def on_compile(program, lowered, executable, site: str) -> None:
     """Called after each compile (``LAZYCORE_DUMP_DIR``: write the IR and HLO)."""
     if settings.dump_dir:
-        from . import dump
-
         dump.write(program, lowered, executable, site)
 
 

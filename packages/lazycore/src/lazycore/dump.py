@@ -13,6 +13,7 @@ import itertools
 import os
 
 from .config import settings
+from .listing import program_ir_text
 from .lowering import module_name
 
 _counter = itertools.count(1)
@@ -20,8 +21,6 @@ _counter = itertools.count(1)
 
 def write(program, lowered, executable, site: str) -> list[str]:
     """Write the three files of one compile; returns their paths."""
-    from .debug import program_ir_text
-
     directory = os.path.expanduser(settings.dump_dir)
     os.makedirs(directory, exist_ok=True)
     stem = os.path.join(directory, f"{next(_counter):04d}-{module_name(program)}")
