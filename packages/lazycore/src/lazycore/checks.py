@@ -18,8 +18,11 @@ import weakref
 
 import numpy as np
 
+from . import ops
 from .callsite import _call_site
 from .ir import LEAF_OPS, Node, host_value
+from .tensor import live_tensors
+from .trace import filled
 
 
 class Check:
@@ -97,8 +100,6 @@ def index_in_range(index, size: int, error_type, message: str, *, op: str,
                    negative: bool = True, guards=()) -> None:
     """Every value of the integer tensor ``index`` lies in ``[-size, size)`` (``negative``)
     or ``[0, size)``; checked by one fused ``any`` reduction in the next program."""
-    from . import numeric, ops
-
     if index.size == 0:
         return
     known = known_range(index)
@@ -107,12 +108,14 @@ def index_in_range(index, size: int, error_type, message: str, *, op: str,
             raise error_type(f"{message} (op {op})")
         return
     # one unsigned compare: shifted into [0, span) when valid, negatives wrap to huge
-    wide = numeric.cast(index, np.int64)
+    # (primitives only: the composites sit above this module and call require)
+    wide = index if index.dtype == np.int64 else ops.convert(index, dtype=np.dtype(np.int64))
     if negative:
-        wide = ops.add(wide, numeric.full(index.shape, size, np.int64))
-    unsigned = numeric.cast(wide, np.uint64)
-    span = numeric.full(index.shape, 2 * size if negative else size, np.uint64)
-    require(numeric.any(ops.ge(unsigned, span)), error_type, message, op=op, guards=guards)
+        wide = ops.add(wide, filled(size, np.int64, index.shape))
+    unsigned = ops.convert(wide, dtype=np.dtype(np.uint64))
+    span = filled(2 * size if negative else size, np.uint64, index.shape)
+    bad = ops.reduce_or(ops.ge(unsigned, span), axes=tuple(range(index.ndim)))
+    require(bad, error_type, message, op=op, guards=guards)
 
 
 # -- the runtime's side ---------------------------------------------------------------
@@ -129,8 +132,6 @@ class Batch:
 
 def take(roots: list[Node]) -> Batch | None:
     """Move every pending check into this sync: appends one root (the flags) to ``roots``."""
-    from . import ops
-
     if not PENDING:
         return None
     checks = list(PENDING)
@@ -156,8 +157,6 @@ def verify(batch: Batch | None, outputs, roots: list[Node], targets) -> None:
 
 
 def _fail_dependents(guards, error, outputs, roots, targets) -> None:
-    from .runtime import live_tensors
-
     if not guards:
         return
     reach = _Reach(guards)

@@ -33,7 +33,7 @@ from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
 from .lowering import Program, arg_layout, from_recording, layout_args, linearize, lower
-from .tensor import _live
+from .tensor import _live, _snapshot, live_tensors  # noqa: F401 (lc.runtime.live_tensors)
 
 # ``_live``: the live handles (``tensor.py`` keeps the set; a sync reads it)
 _lock = threading.RLock()  # one sync at a time; tracing itself needs no lock
@@ -43,22 +43,6 @@ _device = None
 
 def register(tensor) -> None:
     _live.add(weakref.ref(tensor, _live.discard))
-
-
-def _snapshot() -> list:
-    """Live handles. Another thread may register while we copy: retry."""
-    while True:
-        try:
-            refs = list(_live)
-            break
-        except RuntimeError:  # set changed size during iteration
-            continue
-    out = []
-    for r in refs:
-        t = r()
-        if t is not None:
-            out.append(t)
-    return out
 
 
 class BufferHold:
@@ -76,10 +60,6 @@ def hold_buffers() -> BufferHold:
     token = BufferHold()
     _holds.add(token)
     return token
-
-
-def live_tensors() -> list:
-    return _snapshot()
 
 
 def pending_tensors() -> list:

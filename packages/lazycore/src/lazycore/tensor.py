@@ -24,6 +24,26 @@ _ref = weakref.ref
 _discard = _live.discard
 
 
+def _snapshot() -> list:
+    """Live handles. Another thread may register while we copy: retry."""
+    while True:
+        try:
+            refs = list(_live)
+            break
+        except RuntimeError:  # set changed size during iteration
+            continue
+    out = []
+    for r in refs:
+        t = r()
+        if t is not None:
+            out.append(t)
+    return out
+
+
+def live_tensors() -> list:
+    return _snapshot()
+
+
 _next_seq = itertools.count().__next__
 
 
