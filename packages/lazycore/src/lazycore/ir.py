@@ -63,13 +63,13 @@ class Node:
                 hashes = (operands[0].hash,)
             else:
                 hashes = tuple([o.hash for o in operands])
-            self.hash = hash((op, attrs, hashes))
+            self.hash = hash((op, attrs_hash(attrs), hashes))
         elif op == "const":
-            self.hash = hash((op, aval, attrs, _value_key(value)))
+            self.hash = hash((op, aval, attrs_hash(attrs), _value_key(value)))
         elif op in LEAF_OPS:
             self.hash = hash((op, aval))
         else:  # nullary op (iota, ...)
-            self.hash = hash((op, attrs, ()))
+            self.hash = hash((op, attrs_hash(attrs), ()))
 
     @property
     def is_leaf(self) -> bool:
@@ -103,6 +103,38 @@ def host_value(node: Node) -> np.ndarray:
     value = np.asarray(node.value)
     if value.shape != node.aval.shape:
         return np.full(node.aval.shape, value, dtype=node.aval.dtype)
+    return value
+
+
+_ATTR_HASHES: dict = {(): 0}
+_MAX_ATTR_HASHES = 1 << 14
+
+
+def attrs_hash(attrs: tuple) -> int:
+    """A node's attributes as they enter its hash, telling apart what Python's ``hash``
+    does not: ``hash(-1) == hash(-2)``, so ``pad(x, lo=-1)`` and ``pad(x, lo=-2)`` hashed
+    alike and a later sync ran the other's program (a silent wrong result). Numbers
+    enter by type and ``repr``; other values by their own hash. Memoized per attribute
+    tuple, so the hot path pays one dict lookup (tuples equal under ``==``, such as 0.0
+    and -0.0, share an entry, as they shared the dict keys before)."""
+    h = _ATTR_HASHES.get(attrs)
+    if h is None:
+        if len(_ATTR_HASHES) >= _MAX_ATTR_HASHES:
+            _ATTR_HASHES.clear()
+            _ATTR_HASHES[()] = 0
+        h = _ATTR_HASHES[attrs] = hash(_exact(attrs))
+    return h
+
+
+_NUMBERS = (int, float, bool, complex)
+
+
+def _exact(value):
+    kind = type(value)
+    if kind in _NUMBERS:
+        return (kind, repr(value))
+    if kind is tuple or kind is Frozen:
+        return tuple([_exact(v) for v in value])
     return value
 
 

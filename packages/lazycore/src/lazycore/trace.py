@@ -14,7 +14,7 @@ from . import cursor, metrics
 from .config import settings
 from .dtypes import canonical
 from .errors import LazyError, ShapeError
-from .ir import Aval, Node, freeze_attrs, leaf
+from .ir import Aval, Node, attrs_hash, freeze_attrs, leaf
 from .tensor import Tensor, _discard, _live_add, _next_seq, _ref
 
 _BAKED = (0, 1, -1)
@@ -22,6 +22,7 @@ _COMPLEX = (complex, np.complexfloating)
 trace_time = metrics._trace_time  # [ops traced since reset, seconds]
 pending_limit = metrics._pending_limit  # [trace_time[0] value at which to cut the trace]
 _new_node = _new_tensor = object.__new__
+_attrs_hash = attrs_hash
 _EPOCH, _join, _places, _record, _diverge = (cursor.EPOCH, cursor.join, cursor.places,
                                              cursor.record, cursor.diverge)
 
@@ -80,7 +81,7 @@ def call(op, *operands, **attrs):
         node.attrs = frozen
         node.aval = aval
         node.value = None
-        node.hash = h = hash((name, frozen, hashes))
+        node.hash = h = hash((name, _attrs_hash(frozen), hashes))
         # the trace cursor (``cursor.record``, inline): operand places, the signature,
         # compared with the recording this epoch follows or recorded
         ep = _EPOCH
