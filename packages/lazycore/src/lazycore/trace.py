@@ -14,7 +14,7 @@ from . import cursor, metrics
 from .config import settings
 from .dtypes import canonical
 from .errors import LazyError, ShapeError
-from .ir import Aval, Node, attrs_hash, freeze_attrs, leaf
+from .ir import _ATTR_HASHES, Aval, Node, attrs_hash, freeze_attrs, leaf
 from .tensor import Tensor, _discard, _live_add, _next_seq, _ref
 
 _BAKED = (0, 1, -1)
@@ -81,7 +81,10 @@ def call(op, *operands, **attrs):
         node.attrs = frozen
         node.aval = aval
         node.value = None
-        node.hash = h = hash((name, _attrs_hash(frozen), hashes))
+        ah = _ATTR_HASHES.get(frozen) if frozen else 0  # ir.attrs_hash, its memo inline
+        if ah is None:
+            ah = _attrs_hash(frozen)
+        node.hash = h = hash((name, ah, hashes))
         # the trace cursor (``cursor.record``, inline): operand places, the signature,
         # compared with the recording this epoch follows or recorded
         ep = _EPOCH
