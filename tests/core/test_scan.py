@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import lazycore as lc
-from lazycore.ops.control import scan
+from lazycore.loops import scan
 
 
 def _body(carry, x, consts):

@@ -13,7 +13,7 @@ import numpy as np
 from . import ops
 from .dtypes import is_inexact
 from .ir import LEAF_OPS, Frozen, Node
-from .ops.registry import OPS, defop
+from .ops.registry import defop, interpret
 from .tensor import Tensor
 
 
@@ -71,13 +71,6 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
         kind, i = position[id(r)]
         outs.append(n_args + i if kind == "node" else flat((kind, i)))
     return Frozen(instructions), leaves, reached, tuple(outs)
-
-
-def interpret(instructions, args, outputs):
-    env = list(args)
-    for op, attrs, refs in instructions:
-        env.append(OPS[op].lower(*[env[r] for r in refs], **dict(attrs)))
-    return tuple(env[o] for o in outputs)
 
 
 def _vjp_rule(*avals, program, n_wrt, n_leaves, outputs):

@@ -19,7 +19,7 @@ gradient as one matmul over all steps. A frontend wraps the pair in its autograd
 from __future__ import annotations
 
 from .. import ops
-from ..ops.control import scan
+from ..loops import scan
 from ..tensor import Tensor
 from .broadcasting import broadcast_to, full
 

@@ -43,3 +43,13 @@ def get(name: str) -> OpDef:
         return OPS[name]
     except KeyError:
         raise KeyError(f"no core op named {name!r}") from None
+
+
+def interpret(instructions, args, outputs):
+    """Run a cut program's ``(op, attrs, operand refs)`` instructions on jax values
+    through each op's lowering: the body of ``vjp``, ``scan`` and captured subprograms.
+    Here, beside ``OPS``, so the ops that hold a program need nothing above them."""
+    env = list(args)
+    for op, attrs, refs in instructions:
+        env.append(OPS[op].lower(*[env[r] for r in refs], **dict(attrs)))
+    return tuple(env[o] for o in outputs)
