@@ -33,7 +33,7 @@ from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value
 from .lowering import Program, arg_layout, from_recording, layout_args, linearize, lower
-from .tensor import _live, _snapshot, live_tensors  # noqa: F401 (lc.runtime.live_tensors)
+from .tensor import Tensor, _live, _snapshot, live_tensors  # noqa: F401 (lc.runtime.live_tensors)
 
 # ``_live``: the live handles (``tensor.py`` keeps the set; a sync reads it)
 _lock = threading.RLock()  # one sync at a time; tracing itself needs no lock
@@ -75,7 +75,6 @@ def data_node(array) -> Node:
 def asarray(value, dtype=None):
     """Host data (NumPy array, scalar, ``jax.Array``) -> a device-data Tensor."""
     from .dtypes import canonical
-    from .tensor import Tensor
 
     if isinstance(value, jax.Array) and (dtype is None or np.dtype(dtype) == value.dtype):
         array = value
@@ -409,8 +408,6 @@ def to_numpy_many(tensors, cause: str | None = None) -> list[np.ndarray]:
 def fallback(name: str, fn, tensors, *args, **kwargs):
     """Run ``fn`` on host copies of ``tensors`` (the host framework does the work) and
     bring NumPy results back as device data. Counted as ``fallback::<name>``."""
-    from .tensor import Tensor
-
     metrics.inc("fallbacks")
     metrics.inc(f"fallback::{name}")
     host = to_numpy_many(list(tensors), cause=f"fallback:{name}")
