@@ -24,6 +24,7 @@ import lazycore as lc
 
 from .._convert import np_dtype, torch_dtype
 from ..lowerings import LOWERINGS
+from ..lowerings.recurrent import layer_stack
 
 num = lc.numeric
 
@@ -129,33 +130,8 @@ def _covered(input, states, params, has_biases, num_layers, bidirectional) -> bo
             and all(type(s) is int for t in tensors for s in t.shape))
 
 
-def _layers(kind, input, states, params, has_biases, num_layers, dropout, train,
-            bidirectional, batch_first):
-    """(output, final states) of the stack; ``states``: one (L * D, B, H) tensor per
-    carried state. A GRU keeps its hidden bias inside the cell (``r`` scales it); the
-    others fold it into the input projection."""
-    x = input.transpose(0, 1) if batch_first else input
-    dirs, per, n = (2 if bidirectional else 1), (4 if has_biases else 2), _STATES[kind]
-    finals: list[list] = [[] for _ in range(n)]
-    for layer in range(num_layers):
-        outs = []
-        for d in range(dirs):
-            k = layer * dirs + d
-            w_ih, w_hh = params[k * per], params[k * per + 1]
-            b_ih = params[k * per + 2] if has_biases else None
-            b_hh = params[k * per + 3] if has_biases else None
-            if kind != "gru" and b_hh is not None:
-                b_ih, b_hh = b_ih + b_hh, None
-            xw = torch.nn.functional.linear(x, w_ih, b_ih)
-            got = _ops.recurrence(kind, d == 1, xw, w_hh, b_hh, [s[k] for s in states])
-            outs.append(got[0])
-            for f, v in zip(finals, got[1:1 + n], strict=True):
-                f.append(v)
-        x = outs[0] if dirs == 1 else torch.cat(outs, dim=2)
-        if dropout and train and layer < num_layers - 1:
-            x = torch.nn.functional.dropout(x, dropout, True)
-    output = x.transpose(0, 1) if batch_first else x
-    return output, [torch.stack(f, 0) for f in finals]
+def _recurrence(kind, reverse, xw, w_hh, b_hh, states):
+    return _ops.recurrence(kind, reverse, xw, w_hh, b_hh, states)
 
 
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
@@ -163,8 +139,8 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
     if not _covered(input, hx, params, has_biases, num_layers, bidirectional):
         return torch.lstm(input, hx, params, has_biases, num_layers, dropout, train,
                           bidirectional, batch_first)
-    out, (h, c) = _layers("lstm", input, list(hx), params, has_biases, num_layers, dropout,
-                          train, bidirectional, batch_first)
+    out, (h, c) = layer_stack(_recurrence, "lstm", input, list(hx), params, has_biases,
+                              num_layers, dropout, train, bidirectional, batch_first)
     return out, h, c
 
 
@@ -174,8 +150,8 @@ def _single_state(op, kind):
         if not _covered(input, [hx], params, has_biases, num_layers, bidirectional):
             return op(input, hx, params, has_biases, num_layers, dropout, train,
                       bidirectional, batch_first)
-        out, (h,) = _layers(kind, input, [hx], params, has_biases, num_layers, dropout,
-                            train, bidirectional, batch_first)
+        out, (h,) = layer_stack(_recurrence, kind, input, [hx], params, has_biases,
+                                num_layers, dropout, train, bidirectional, batch_first)
         return out, h
     layer.__name__ = kind
     return layer

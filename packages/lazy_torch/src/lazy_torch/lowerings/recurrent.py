@@ -59,10 +59,14 @@ class _Recurrence(torch.autograd.Function):
 
 # -- the layer stack (ordinary lazy torch ops around the recurrences) -----------------------------
 
-def _layers(kind, input, states, params, has_biases, num_layers, dropout, train,
-            bidirectional, batch_first, fold_hidden_bias):
-    """Run the stack; ``states``: one (L * D, B, H) tensor per carried state.
-    Returns (output, final states)."""
+def layer_stack(recurrence, kind, input, states, params, has_biases, num_layers, dropout,
+                train, bidirectional, batch_first):
+    """(output, final states) of a stacked, maybe bidirectional recurrent layer built from
+    ordinary torch ops around ``recurrence(kind, reverse, xw, w_hh, b_hh, states) ->
+    (out, *finals)`` -- the lazy path's autograd function here, the compile backend's
+    custom op in ``dynamo/_recurrent.py``. ``states``: one (L * D, B, H) tensor per carried
+    state. A GRU keeps its hidden bias inside the cell (``r`` scales it); the others fold
+    it into the input projection."""
     x = input.transpose(0, 1) if batch_first else input
     dirs = 2 if bidirectional else 1
     per = 4 if has_biases else 2
@@ -74,19 +78,22 @@ def _layers(kind, input, states, params, has_biases, num_layers, dropout, train,
             w_ih, w_hh = params[k * per], params[k * per + 1]
             b_ih = params[k * per + 2] if has_biases else None
             b_hh = params[k * per + 3] if has_biases else None
-            if fold_hidden_bias and b_hh is not None:
+            if kind != "gru" and b_hh is not None:
                 b_ih, b_hh = b_ih + b_hh, None
             xw = torch.nn.functional.linear(x, w_ih, b_ih)
-            out, *last = _Recurrence.apply(kind, d == 1, xw, w_hh, b_hh,
-                                           *[s[k] for s in states])
+            out, *last = recurrence(kind, d == 1, xw, w_hh, b_hh, [s[k] for s in states])
             outs.append(out)
-            for f, v in zip(finals, last, strict=True):
+            for f, v in zip(finals, last[:len(states)], strict=True):
                 f.append(v)
         x = outs[0] if dirs == 1 else torch.cat(outs, dim=2)
         if dropout and train and layer < num_layers - 1:
             x = torch.nn.functional.dropout(x, dropout, True)
     output = x.transpose(0, 1) if batch_first else x
     return output, [torch.stack(f, 0) for f in finals]
+
+
+def _recurrence(kind, reverse, xw, w_hh, b_hh, states):
+    return _Recurrence.apply(kind, reverse, xw, w_hh, b_hh, *states)
 
 
 def _covered(input, states, params, has_biases, num_layers, bidirectional) -> bool:
@@ -102,27 +109,27 @@ def _lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirection
     if not _covered(input, hx, params, has_biases, num_layers, bidirectional):
         return aten.lstm.input.decompose(input, hx, params, has_biases, num_layers, dropout,
                                          train, bidirectional, batch_first)
-    out, (h, c) = _layers("lstm", input, list(hx), params, has_biases, num_layers, dropout,
-                          train, bidirectional, batch_first, True)
+    out, (h, c) = layer_stack(_recurrence, "lstm", input, list(hx), params, has_biases,
+                              num_layers, dropout, train, bidirectional, batch_first)
     return out, h, c
 
 
-def _single_state(op, kind, fold):
+def _single_state(op, kind):
     def kernel(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                batch_first):
         if not _covered(input, [hx], params, has_biases, num_layers, bidirectional):
             return op.decompose(input, hx, params, has_biases, num_layers, dropout, train,
                                 bidirectional, batch_first)
-        out, (h,) = _layers(kind, input, [hx], params, has_biases, num_layers, dropout,
-                            train, bidirectional, batch_first, fold)
+        out, (h,) = layer_stack(_recurrence, kind, input, [hx], params, has_biases,
+                                num_layers, dropout, train, bidirectional, batch_first)
         return out, h
     return kernel
 
 
 _LIB = torch.library.Library("aten", "IMPL")
 _LIB.impl("lstm.input", _lstm, "AutogradPrivateUse1")
-_LIB.impl("gru.input", _single_state(aten.gru.input, "gru", False), "AutogradPrivateUse1")
-_LIB.impl("rnn_tanh.input", _single_state(aten.rnn_tanh.input, "rnn_tanh", True),
+_LIB.impl("gru.input", _single_state(aten.gru.input, "gru"), "AutogradPrivateUse1")
+_LIB.impl("rnn_tanh.input", _single_state(aten.rnn_tanh.input, "rnn_tanh"),
           "AutogradPrivateUse1")
-_LIB.impl("rnn_relu.input", _single_state(aten.rnn_relu.input, "rnn_relu", True),
+_LIB.impl("rnn_relu.input", _single_state(aten.rnn_relu.input, "rnn_relu"),
           "AutogradPrivateUse1")
