@@ -24,7 +24,7 @@ import lazycore as lc
 
 from .._convert import np_dtype, torch_dtype
 from ..lowerings import LOWERINGS
-from ..lowerings.recurrent import layer_stack
+from ..lowerings.recurrent import layer_kernel
 
 num = lc.numeric
 
@@ -134,36 +134,13 @@ def _recurrence(kind, reverse, xw, w_hh, b_hh, states):
     return _ops.recurrence(kind, reverse, xw, w_hh, b_hh, states)
 
 
-def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-         batch_first):
-    if not _covered(input, hx, params, has_biases, num_layers, bidirectional):
-        return torch.lstm(input, hx, params, has_biases, num_layers, dropout, train,
-                          bidirectional, batch_first)
-    out, (h, c) = layer_stack(_recurrence, "lstm", input, list(hx), params, has_biases,
-                              num_layers, dropout, train, bidirectional, batch_first)
-    return out, h, c
-
-
-def _single_state(op, kind):
-    def layer(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-              batch_first):
-        if not _covered(input, [hx], params, has_biases, num_layers, bidirectional):
-            return op(input, hx, params, has_biases, num_layers, dropout, train,
-                      bidirectional, batch_first)
-        out, (h,) = layer_stack(_recurrence, kind, input, [hx], params, has_biases,
-                                num_layers, dropout, train, bidirectional, batch_first)
-        return out, h
-    layer.__name__ = kind
-    return layer
-
-
 #: Dynamo's target -> (what replaces it, the argument that is a list only in the
 #: unpacked-sequence overload: ``hx`` of lstm, ``params`` of the others)
 _REWRITES = {
-    torch.lstm: (lstm, 1),
-    torch.gru: (_single_state(torch.gru, "gru"), 2),
-    torch.rnn_tanh: (_single_state(torch.rnn_tanh, "rnn_tanh"), 2),
-    torch.rnn_relu: (_single_state(torch.rnn_relu, "rnn_relu"), 2),
+    torch.lstm: (layer_kernel("lstm", _recurrence, _covered, torch.lstm), 1),
+    torch.gru: (layer_kernel("gru", _recurrence, _covered, torch.gru), 2),
+    torch.rnn_tanh: (layer_kernel("rnn_tanh", _recurrence, _covered, torch.rnn_tanh), 2),
+    torch.rnn_relu: (layer_kernel("rnn_relu", _recurrence, _covered, torch.rnn_relu), 2),
 }
 
 

@@ -104,32 +104,28 @@ def _covered(input, states, params, has_biases, num_layers, bidirectional) -> bo
             and input.shape[0] > 0 and input.shape[1] > 0)
 
 
-def _lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-          batch_first):
-    if not _covered(input, hx, params, has_biases, num_layers, bidirectional):
-        return aten.lstm.input.decompose(input, hx, params, has_biases, num_layers, dropout,
-                                         train, bidirectional, batch_first)
-    out, (h, c) = layer_stack(_recurrence, "lstm", input, list(hx), params, has_biases,
-                              num_layers, dropout, train, bidirectional, batch_first)
-    return out, h, c
-
-
-def _single_state(op, kind):
+def layer_kernel(kind, recurrence, covered, fallback):
+    """A recurrent layer's entry with ATen's signature (``hx``: lstm's (h, c) list, one
+    tensor for the others): ``layer_stack`` over ``recurrence`` where ``covered`` says
+    so, else ``fallback`` with the same arguments. The lazy path and the compile backend
+    differ only in those three."""
     def kernel(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
                batch_first):
-        if not _covered(input, [hx], params, has_biases, num_layers, bidirectional):
-            return op.decompose(input, hx, params, has_biases, num_layers, dropout, train,
-                                bidirectional, batch_first)
-        out, (h,) = layer_stack(_recurrence, kind, input, [hx], params, has_biases,
-                                num_layers, dropout, train, bidirectional, batch_first)
-        return out, h
+        states = list(hx) if kind == "lstm" else [hx]
+        if not covered(input, states, params, has_biases, num_layers, bidirectional):
+            return fallback(input, hx, params, has_biases, num_layers, dropout, train,
+                            bidirectional, batch_first)
+        out, finals = layer_stack(recurrence, kind, input, states, params, has_biases,
+                                  num_layers, dropout, train, bidirectional, batch_first)
+        return (out, *finals)
+    kernel.__name__ = kind
     return kernel
 
 
+def _kernel(kind):
+    return layer_kernel(kind, _recurrence, _covered, getattr(aten, kind).input.decompose)
+
+
 _LIB = torch.library.Library("aten", "IMPL")
-_LIB.impl("lstm.input", _lstm, "AutogradPrivateUse1")
-_LIB.impl("gru.input", _single_state(aten.gru.input, "gru"), "AutogradPrivateUse1")
-_LIB.impl("rnn_tanh.input", _single_state(aten.rnn_tanh.input, "rnn_tanh"),
-          "AutogradPrivateUse1")
-_LIB.impl("rnn_relu.input", _single_state(aten.rnn_relu.input, "rnn_relu"),
-          "AutogradPrivateUse1")
+for _kind in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+    _LIB.impl(f"{_kind}.input", _kernel(_kind), "AutogradPrivateUse1")
