@@ -13,6 +13,26 @@ from .subprogram import capturing, placeholder
 from .tensor import Tensor
 
 
+def _outside(roots, holders) -> frozenset:
+    """Ids of the nodes the body reaches that do not depend on its placeholders (weights
+    read, values made before the loop): operands of the loop, computed once outside it,
+    and where gradients with respect to them meet the loop."""
+    inside = {id(n): True for n in holders}
+    stack = list(roots)
+    while stack:
+        node = stack[-1]
+        if id(node) in inside:
+            stack.pop()
+            continue
+        pending = [o for o in node.operands if id(o) not in inside]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        inside[id(node)] = any(inside[id(o)] for o in node.operands)
+    return frozenset(k for k, v in inside.items() if not v)
+
+
 def scan(body, init, xs, consts=(), *, reverse: bool = False):
     """Run ``body(carry, x, consts) -> (new_carry, y)`` over the leading axis of ``xs``.
 
@@ -49,7 +69,7 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False):
                              op="scan")
     in_nodes = [h.node for h in holders]
     out_nodes = [t.node for t in new_carry + ys]
-    program, leaves, _, outs = _cut_program(out_nodes, in_nodes)
+    program, leaves, _, outs = _cut_program(out_nodes, in_nodes, _outside(out_nodes, in_nodes))
     for leaf in leaves:
         if leaf.op == "failed":
             raise ShapeError(f"scan: the body depends on a value that failed: {leaf.value}",

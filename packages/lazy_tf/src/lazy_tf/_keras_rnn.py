@@ -1,0 +1,116 @@
+"""Keras's TF ``backend.rnn`` on lazy values as ONE ``lazycore`` scan node.
+
+Keras's recurrent layers (LSTM, GRU, SimpleRNN, any cell) step through
+``backend.rnn``: a ``tf.while_loop`` over TensorArrays, which would turn each step's
+lazy values into eager ones. Unrolled, every step's cell is traced again and the
+gradient holds one copy per step. Here the step function is traced once on
+placeholder slices (``lazycore.loops.scan``): the forward pass is one loop and its
+gradient (JAX's, through the tape's ``vjp``) one reverse loop, as in TF's XLA.
+
+Kept on Keras's unrolled path (``unroll=True``, still lazy): masks, cells with dropout
+(their cached masks would be traced inside the loop), a step that writes a variable,
+or one the scan refuses. Inside a ``tf.function`` graph trace, Keras's own loop.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+
+import tensorflow as tf
+
+import lazycore as lc
+from lazycore.loops import scan
+
+from ._convert import to_core
+from ._dispatch import wrap
+from ._graph import building
+from ._tensor import LazyTensor, handle, new
+
+
+class _Unrolled(Exception):
+    """The step cannot be one scan: Keras's unrolled loop runs it."""
+
+
+def _has_dropout(step_function) -> bool:
+    """Does the Keras RNN layer the step closes over use (recurrent) dropout?"""
+    for cell in step_function.__closure__ or ():
+        layer = getattr(cell.cell_contents, "cell", None)
+        cells = getattr(layer, "cells", [layer])
+        if any(getattr(c, "dropout", 0) or getattr(c, "recurrent_dropout", 0) for c in cells):
+            return True
+    return False
+
+
+def _scan_rnn(step_function, inputs, initial_states, go_backwards, constants, time_major,
+              return_all_outputs):
+    from ._capture import LIVE
+
+    flat = [x if time_major else tf.transpose(x, [1, 0, *range(2, x.shape.rank)])
+            for x in tf.nest.flatten(inputs)]
+    flat = [tf.reverse(x, [0]) for x in flat] if go_backwards else flat
+    states = tuple(initial_states)
+    before = {id(v): (v, handle(v).node) for v in LIVE.values()}
+    traced = {}
+
+    def body(carry, xs, _):
+        x = tf.nest.pack_sequence_as(inputs, [new(t) for t in xs])
+        s = tf.nest.pack_sequence_as(states, [new(t) for t in carry])
+        output, new_states = step_function(x, s + tuple(constants or ()))
+        traced["states"] = new_states
+        if any(handle(v).node is not node for v, node in before.values()):
+            raise _Unrolled("the step writes a variable")
+        return [to_core(t) for t in tf.nest.flatten(new_states)], [to_core(output)]
+
+    try:
+        finals, (ys,) = scan(body, [to_core(t) for t in tf.nest.flatten(states)],
+                                      [to_core(x) for x in flat])
+    except Exception as error:
+        for v, node in before.values():
+            v.__dict__["_h"].node = node
+        raise _Unrolled(str(error)) from error
+    outputs = wrap(ys)  # recorded by a tape: gradients flow through the loop
+    last = outputs[-1]
+    outputs = outputs if return_all_outputs else outputs[-1:]
+    if not time_major:
+        outputs = tf.transpose(outputs, [1, 0, *range(2, outputs.shape.rank)])
+    new_states = tf.nest.pack_sequence_as(traced["states"], wrap(finals))
+    return last, outputs, new_states
+
+
+def install() -> None:
+    """Route Keras's TF ``rnn`` through the scan for lazy values (idempotent)."""
+    module = importlib.import_module("keras.src.backend.tensorflow.rnn")
+    current = module.rnn  # Keras's own, or lazy_tf.keras's unrolling wrapper
+    if getattr(current, "__lazy_tf_scan__", False):
+        return
+
+    @functools.wraps(current)
+    def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
+            constants=None, unroll=False, input_length=None, time_major=False,
+            zero_output_for_mask=False, return_all_outputs=True):
+        from .keras import is_enabled
+
+        flat = tf.nest.flatten(inputs)
+        steps = all(x.shape.rank and x.shape[0 if time_major else 1] is not None for x in flat)
+        lazy = is_enabled() or any(isinstance(x, LazyTensor)
+                                   for x in flat + tf.nest.flatten(initial_states))
+        if lazy and steps and not unroll and not building():
+            try:
+                if mask is not None or _has_dropout(step_function):
+                    raise _Unrolled("mask or dropout")
+                out = _scan_rnn(step_function, inputs, initial_states, go_backwards,
+                                constants, time_major, return_all_outputs)
+                lc.metrics.inc("keras_rnn_scan")
+                return out
+            except _Unrolled:
+                unroll = True
+        return current(step_function, inputs, initial_states, go_backwards, mask, constants,
+                       unroll, input_length, time_major, zero_output_for_mask,
+                       return_all_outputs)
+
+    rnn.__lazy_tf__ = rnn.__lazy_tf_scan__ = True
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("keras") and getattr(mod, "rnn", None) is current:
+            mod.rnn = rnn
