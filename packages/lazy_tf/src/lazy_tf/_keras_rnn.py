@@ -106,9 +106,11 @@ def install() -> None:
                 return out
             except _Unrolled:
                 unroll = True
-        return current(step_function, inputs, initial_states, go_backwards, mask, constants,
-                       unroll, input_length, time_major, zero_output_for_mask,
-                       return_all_outputs)
+        return current(step_function, inputs, initial_states, go_backwards=go_backwards,
+                       mask=mask, constants=constants, unroll=unroll,
+                       input_length=input_length, time_major=time_major,
+                       zero_output_for_mask=zero_output_for_mask,
+                       return_all_outputs=return_all_outputs)
 
     rnn.__lazy_tf__ = rnn.__lazy_tf_scan__ = True
     for name, mod in list(sys.modules.items()):

@@ -9,7 +9,7 @@ from .autodiff import _cut_program
 from .errors import ShapeError
 from .ir import Aval, Frozen
 from .ops.control import scan_op
-from .subprogram import capturing, placeholder
+from .subprogram import CaptureError, capturing, placeholder
 from .tensor import Tensor
 
 
@@ -71,7 +71,8 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False):
     out_nodes = [t.node for t in new_carry + ys]
     program, leaves, _, outs = _cut_program(out_nodes, in_nodes, _outside(out_nodes, in_nodes))
     for leaf in leaves:
-        if leaf.op == "failed":
+        if leaf.op == "failed" and not isinstance(leaf.value, CaptureError):  # an
+            # enclosing capture's placeholder is an operand like any other
             raise ShapeError(f"scan: the body depends on a value that failed: {leaf.value}",
                              op="scan")
     out_avals = (tuple(t.aval for t in new_carry)
