@@ -183,7 +183,8 @@ def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, nam
         raise NotImplementedError("gather with batch_dims runs eagerly")
     p, i = to_core(params), require(to_core(indices), INT, "gather indices")
     (a,) = num.normalize_axes(0 if axis is None else static_int(axis), p.ndim, scalar_axes=())
-    return num.take(p, i, a)
+    out = num.take(p, i, a)  # a literal axis 0 has TF's sparse gradient (IndexedSlices)
+    return lc.autodiff.mark_rows(out, i, np.int32) if a == 0 and axis in (None, 0) else out
 
 
 @api("gather_nd", "gather", tensors=("params", "indices"))
@@ -195,7 +196,8 @@ def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     if i.ndim == 0 or k > p.ndim:
         raise lc.ShapeError(f"index depth {k} exceeds params rank {p.ndim}")
     cols = [num.squeeze(c, -1) for c in num.split_sizes(i, [1] * k, i.ndim - 1)]
-    return num.gather_points(p, list(range(k)), cols)
+    out = num.gather_points(p, list(range(k)), cols)  # rows: TF's sparse gradient
+    return lc.autodiff.mark_rows(out, i, i.dtype) if i.shape[1:] == (1,) else out
 
 
 @api("slice", "slice", tensors=("input_",))

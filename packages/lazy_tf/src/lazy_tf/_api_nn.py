@@ -169,7 +169,8 @@ def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, nam
 def _embedding_lookup(params, ids, max_norm=None, name=None):
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup with max_norm runs eagerly")
-    return num.take(to_core(params), require(to_core(ids), INT, "ids"), 0)
+    i = require(to_core(ids), INT, "ids")  # rows: TF's sparse gradient (IndexedSlices)
+    return lc.autodiff.mark_rows(num.take(to_core(params), i, 0), i, np.int32)
 
 
 @api("nn.dropout", "dropout (composite)", tensors=("x",))

@@ -19,6 +19,7 @@ import lazycore as lc
 from . import _state
 from ._convert import lazy_inside, to_core
 from ._graph import building, symbolic
+from ._sparse_grads import from_rows
 from ._tensor import LazyTensor, handle, is_lazy_class, new
 from ._variable import Variable
 
@@ -206,13 +207,17 @@ class GradientTape:
         inputs = [self._graph_handle(s) if w else None
                   for s, w in zip(flat_sources, watched, strict=True)]
         active = [i for i in inputs if i is not None]
-        grads = iter(lc.grad(outs, active, cts, constants=self._constants()) if active else [])
+        grads = iter(lc.grad(outs, active, cts, constants=self._constants(), rows=True)
+                     if active else [])
         results = []
         zero = unconnected_gradients in (UnconnectedGradients.ZERO, "zero")
         for s, inp in zip(flat_sources, inputs, strict=True):
             g = next(grads) if inp is not None else None
             if g is None and zero:
                 g = lc.numeric.zeros(tuple(s.shape.as_list()), to_core(s).dtype)
+            if isinstance(g, lc.autodiff.Rows):  # eager TF's IndexedSlices (row gathers)
+                results.append(from_rows(g, tuple(s.shape.as_list()), _new_recorded))
+                continue
             results.append(None if g is None else _new_recorded(g))
         if not self._persistent:
             self._hold = None  # the recorded graph is done with: donation may resume

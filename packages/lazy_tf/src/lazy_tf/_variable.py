@@ -150,6 +150,31 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
         h.assign(lc.ops.sub(h, self._check(delta)))
         return self
 
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("scatter_add", sparse_delta)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("scatter_sub", sparse_delta)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("scatter_update", sparse_delta)
+
+    def _scatter(self, api: str, delta):
+        """Rows ``delta.indices`` updated by ``delta.values`` (Keras's sparse optimizer
+        updates); repeated rows accumulate, as TF's scatter kernels do."""
+        if building():
+            return getattr(shadow(self), api)(delta)
+        if not isinstance(delta, tf.IndexedSlices):
+            raise TypeError("Argument `sparse_delta` must be a `tf.IndexedSlices`. "
+                            f"Received arg: {delta}")
+        h = handle(self)
+        v, i = to_core(delta.values, h.dtype), to_core(delta.indices)
+        if api == "scatter_update":
+            h.assign(lc.numeric.setitem(h, (i,), v))
+        else:
+            h.assign(lc.numeric.index_add(h, 0, i, lc.ops.neg(v) if api == "scatter_sub" else v))
+        return self
+
     def __repr__(self) -> str:
         import numpy as np
 

@@ -8,6 +8,9 @@ gradients, stay lazy, and fuse with the forward pass into one XLA program.
 
 from __future__ import annotations
 
+import weakref
+from typing import NamedTuple
+
 import numpy as np
 
 from . import ops
@@ -94,11 +97,80 @@ def _vjp_lower(*args, program, n_wrt, n_leaves, outputs):
 vjp = defop("vjp", "autodiff", _vjp_rule, _vjp_lower, multi_output=True)
 
 
-def grad(outputs, inputs, output_grads=None, constants=()) -> list[Tensor | None]:
+# gather node -> (index node, tag): a row gather whose gradient a frontend gives as rows
+_ROWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class Rows(NamedTuple):
+    """A gradient as rows: row ``indices[k]`` of the dense gradient gets ``values[k]``
+    added (indices may repeat): TF's ``IndexedSlices``. ``tag``: the frontend's mark."""
+    values: Tensor
+    indices: Tensor
+    tag: object
+
+
+def mark_rows(out: Tensor, index: Tensor, tag=None) -> Tensor:
+    """Record that ``out`` (a ``gather`` of rows ``index`` of its first operand, index
+    dims first) has a row gradient; ``grad(..., rows=True)`` then gives an input whose
+    every use is such a gather (through casts) its gradient as ``Rows``."""
+    if out.node.op == "gather":
+        _ROWS[out.node] = (index.node, tag)
+    return out
+
+
+def _row_uses(roots, wrt, stop) -> dict[int, list[Node]]:
+    """wrt position -> its marked row gathers, for each wrt node used on the way to
+    ``roots`` only as the rows of marked gathers (possibly through casts)."""
+    cut = {id(n) for n in wrt}
+    users: dict[int, list[Node]] = {}
+    seen, stack = set(), list(roots)
+    while stack:
+        n = stack.pop()
+        if id(n) in seen or id(n) in cut or id(n) in stop or n.op in LEAF_OPS:
+            continue
+        seen.add(id(n))
+        for o in n.operands:
+            users.setdefault(id(o), []).append(n)
+        stack.extend(reversed(n.operands))  # first operands first: gathers in source order
+    plan = {}
+    for k, n in enumerate(wrt):
+        found, todo, ok = [], [n], not any(r is n for r in roots)
+        while todo and ok:
+            m = todo.pop()
+            for u in users.get(id(m), ()):
+                if u in _ROWS and u.operands[0] is m and u.operands[1] is not m:
+                    found.append(u)
+                elif u.op == "convert" and is_inexact(u.aval.dtype):
+                    todo.append(u)
+                else:
+                    ok = False
+        if ok and found:
+            plan[k] = found
+    return plan
+
+
+def _as_rows(gathers: list[Node], grads, dtype) -> Rows:
+    """The row gradients of an input's gathers, concatenated in gather order."""
+    values, indices = [], []
+    for g, ct in zip(gathers, grads, strict=True):
+        index, tag = _ROWS[g]
+        flat = ops.reshape(Tensor(index), new_sizes=(int(np.prod(index.aval.shape)),))
+        ct = ops.reshape(ct, new_sizes=flat.shape + g.operands[0].aval.shape[1:])
+        values.append(ct if ct.dtype == dtype else ops.convert(ct, dtype=dtype))
+        first = indices[0].dtype if indices else flat.dtype
+        indices.append(flat if flat.dtype == first else ops.convert(flat, dtype=first))
+    if len(values) == 1:
+        return Rows(values[0], indices[0], tag)
+    return Rows(ops.concatenate(*values, dimension=0), ops.concatenate(*indices, dimension=0),
+                tag)
+
+
+def grad(outputs, inputs, output_grads=None, constants=(), rows=False) -> list:
     """d(sum of outputs * output_grads)/d(inputs), lazily. ``None`` for an input the
     outputs do not depend on, or of a non-differentiable (integer/bool) dtype.
     ``constants``: Tensors whose values are taken as given (gradients stop there), e.g.
-    values a TF GradientTape did not record."""
+    values a TF GradientTape did not record. ``rows``: an input used only through
+    ``mark_rows`` gathers gets ``Rows`` (TF's sparse gradient), not a dense Tensor."""
     outputs, inputs = list(outputs), list(inputs)
     if output_grads is None:
         output_grads = [None] * len(outputs)
@@ -113,14 +185,21 @@ def grad(outputs, inputs, output_grads=None, constants=()) -> list[Tensor | None
         cts.append(g)
     wrt_nodes = [i.node for i in diff_inputs]
     stop = frozenset(id(c.node) for c in constants) - {id(n) for n in wrt_nodes}
-    program, leaves, reached, outs = _cut_program([o.node for o, _ in pairs], wrt_nodes, stop)
+    roots = [o.node for o, _ in pairs]
+    plan = _row_uses(roots, wrt_nodes, stop) if rows and _ROWS else {}
+    wrt = [n for k, n in enumerate(wrt_nodes) if k not in plan]
+    wrt += [g for k in sorted(plan) for g in plan[k]]
+    program, leaves, reached, outs = _cut_program(roots, wrt, stop)
     if not any(reached):
         return [None] * len(inputs)
     leaf_tensors = [Tensor(n) for n in leaves]
-    results = vjp(*diff_inputs, *leaf_tensors, *cts, program=program, n_wrt=len(diff_inputs),
-                  n_leaves=len(leaves), outputs=outs)
-    by_input = {id(t): (r if ok else None)
-                for t, r, ok in zip(diff_inputs, results, reached, strict=True)}
+    results = vjp(*[Tensor(n) for n in wrt], *leaf_tensors, *cts, program=program,
+                  n_wrt=len(wrt), n_leaves=len(leaves), outputs=outs)
+    got = iter([r if ok else None for r, ok in zip(results, reached, strict=True)])
+    dense = {k: next(got) for k in range(len(wrt_nodes)) if k not in plan}
+    for k in sorted(plan):
+        dense[k] = _as_rows(plan[k], [next(got) for _ in plan[k]], diff_inputs[k].dtype)
+    by_input = {id(t): dense[k] for k, t in enumerate(diff_inputs)}
     return [by_input.get(id(i)) for i in inputs]
 
 
