@@ -9,13 +9,15 @@ import math
 import warnings
 
 import numpy as np
+import tensorflow as tf
 
 import lazycore as lc
 
 from . import _state
 from ._convert import to_core
 from ._graph import building
-from ._tensor import handle
+from ._sparse_grads import dense
+from ._tensor import handle, new
 from ._variable import Variable
 
 
@@ -70,14 +72,20 @@ class Optimizer:
             if not isinstance(v, Variable):
                 raise TypeError(f"ltf optimizers update ltf.Variable, got {type(v).__name__}")
             h = handle(v)
-            h.assign(self._update(to_core(g, h.dtype), h, v))
+            squares = None
+            if isinstance(g, tf.IndexedSlices):  # Keras squares slice by slice, then sums
+                squares = dense(tf.IndexedSlices(g.values * g.values, g.indices, g.dense_shape))
+                g = new(dense(g))
+            h.assign(self._update(to_core(g, h.dtype), h, v, squares))
         self.iterations += 1
 
     def apply(self, grads, trainable_variables) -> None:
         """Keras 3's spelling: ``apply_gradients(zip(grads, trainable_variables))``."""
         self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
-    def _update(self, g: lc.Tensor, w: lc.Tensor, var: Variable) -> lc.Tensor:
+    def _update(self, g: lc.Tensor, w: lc.Tensor, var: Variable, squares=None) -> lc.Tensor:
+        """The new value of ``w``; ``squares``: the sum of squared slices of a sparse
+        gradient (None: ``g * g``)."""
         raise NotImplementedError
 
 
@@ -104,7 +112,7 @@ class SGD(Optimizer):
             raise ValueError("`momentum` must be a float between [0, 1].")
         self.momentum, self.nesterov = float(momentum), bool(nesterov)
 
-    def _update(self, g, w, var):
+    def _update(self, g, w, var, squares=None):
         ops = lc.ops
         lr_g = ops.mul(_scalar(self._lr(), g), g)
         if not self.momentum:
@@ -126,13 +134,14 @@ class Adam(Optimizer):
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         self.amsgrad = bool(amsgrad)
 
-    def _update(self, g, w, var):
+    def _update(self, g, w, var, squares=None):
         ops = lc.ops
         t = self.iterations + 1
         alpha = self._lr() * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
         m, v = self._slot(var, "m"), self._slot(var, "v")
         m.assign(ops.add(m, ops.mul(ops.sub(g, m), _scalar(1 - self.beta_1, g))))
-        v.assign(ops.add(v, ops.mul(ops.sub(ops.mul(g, g), v), _scalar(1 - self.beta_2, g))))
+        g2 = ops.mul(g, g) if squares is None else lc.numeric.cast(squares, g.dtype)
+        v.assign(ops.add(v, ops.mul(ops.sub(g2, v), _scalar(1 - self.beta_2, g))))
         v_hat = v
         if self.amsgrad:
             vmax = self._slot(var, "vhat")
