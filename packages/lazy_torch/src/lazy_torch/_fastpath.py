@@ -22,7 +22,7 @@ import lazycore as lc
 
 from ._dispatch import store, wrap_out
 from ._plans import OperatorPlans
-from ._tensor import FULL, LazyTensor, build, read, wrap
+from ._tensor import FULL, LazyTensor, build, hold_element, read, wrap
 from .lowerings import LOWERINGS
 
 _C = torch._C
@@ -74,11 +74,12 @@ def _operator(plans: OperatorPlans, slow, reflected: bool, autocast: bool):
         grad = _grad_enabled()
         if grad and self.requires_grad:
             return slow(self, other)
-        mine = self._lc if self._kind == FULL else read(self)
+        mine = self._lc if self._kind == FULL and self._cell.writes is None else read(self)
         if kind is LazyTensor:
             if grad and other.requires_grad:
                 return slow(self, other)
-            value = other._lc if other._kind == FULL else read(other)
+            value = (other._lc if other._kind == FULL and other._cell.writes is None
+                     else read(other))
             so = value.node.aval
         elif kind in _SCALARS:
             value, so = other, kind
@@ -163,6 +164,23 @@ def _make_method(func, lowering, pattern: str, keywords, slow):
     return method
 
 
+def _setitem(slow):
+    """``t[i, j] = 3.0``: held in the storage (``_tensor.hold_element``), no graph node,
+    where nothing but the storage could observe it (no autograd: ``t`` does not require
+    grad in grad mode; no mode; not inference); eager's version bump. Anything else:
+    ``slow`` (``torch.Tensor.__setitem__``)."""
+    def __setitem__(self, key, value):
+        if (type(self) is LazyTensor and (type(value) is complex or _scalar(value))
+                and not (self.requires_grad and _grad_enabled()) and _quiet()
+                and not _inference() and not self.is_inference() and not self.is_conj()
+                and not self.is_neg() and hold_element(self, key, value)):
+            _bump_version((self,))
+            return
+        slow(self, key, value)
+    __setitem__.__doc__ = slow.__doc__
+    return __setitem__
+
+
 def _foreach_by_default() -> None:
     """Optimizers (``torch.optim``) and ``clip_grad_norm_`` choose their multi-tensor
     (foreach) path by default only for ``type(p) in [Tensor, Parameter]``; a lazy
@@ -182,6 +200,7 @@ def _foreach_by_default() -> None:
 
 def install() -> None:
     _foreach_by_default()
+    LazyTensor.__setitem__ = _setitem(torch.Tensor.__setitem__)
     for name, overload, kernel, reflected in _OPERATORS:
         plans = OperatorPlans(LOWERINGS[overload], lc.ops.get(kernel))
         setattr(LazyTensor, name, _operator(plans, getattr(torch.Tensor, name), reflected,

@@ -23,6 +23,8 @@ import torch
 
 import lazycore as lc
 
+from lazycore.composites.indexing import write_elements
+
 from ._convert import TO_TORCH, cpu_to_numpy
 
 DEVICE = None  # torch.device("lazy", 0), created by _device.setup() after the rename
@@ -32,13 +34,24 @@ FULL, RESHAPE, GENERAL = 0, 1, 2
 
 
 class Cell:
-    """The storage of a base tensor and its views: one core value and a version."""
+    """The storage of a base tensor and its views: one core value, a version, and the
+    element writes (``t[i, j] = 3.0``) held since the value was last read."""
 
-    __slots__ = ("value", "version", "__weakref__")
+    __slots__ = ("_value", "version", "writes", "__weakref__")
 
     def __init__(self, value: lc.Tensor):
-        self.value = value
+        self._value = value
         self.version = 0
+        self.writes = None
+
+    @property
+    def value(self) -> lc.Tensor:
+        """The storage's value with the held element writes applied (one scatter,
+        ``write_elements``), re-pointing its handle so FULL tensors see them too."""
+        if self.writes is not None:
+            writes, self.writes = self.writes, None
+            self._value.assign(write_elements(self._value, writes))
+        return self._value
 
 
 class LazyTensor(torch.Tensor):
@@ -156,8 +169,9 @@ def build(value: lc.Tensor, size: torch.Size, dtype: torch.dtype) -> LazyTensor:
     dtype of ``value`` (the operator plans): the per-op cost of every planned op."""
     t = _make(LazyTensor, size, dtype=dtype, device=DEVICE)
     cell = _new_cell(Cell)  # Cell(value) without a Python __init__ frame
-    cell.value = value
+    cell._value = value
     cell.version = 0
+    cell.writes = None
     t._cell = cell
     t._lc = value
     return t  # _kind FULL and _ver 0: the class's defaults
@@ -190,7 +204,7 @@ _KINDS: dict = {}
 
 def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int) -> int:
     """FULL (the whole storage in order), RESHAPE (all of it, contiguous) or GENERAL."""
-    base_shape = cell.value.shape
+    base_shape = cell._value.shape  # (writes held or not: the same shape)
     key = (size, stride, offset, base_shape)
     kind = _KINDS.get(key)
     if kind is None:
@@ -210,7 +224,7 @@ def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int) -> int:
 def _attach(t, cell: Cell, value, size, stride, offset) -> None:
     t._cell = cell
     t._kind = kind = layout_kind(cell, size, stride, offset)
-    t._lc = cell.value if kind == FULL else value
+    t._lc = cell._value if kind == FULL else value
     t._ver = cell.version
 
 
@@ -222,9 +236,11 @@ def relayout(t: LazyTensor, value: lc.Tensor) -> None:
 def read(t: LazyTensor) -> lc.Tensor:
     """The current core value of ``t`` (re-derived from the base if it changed)."""
     kind = t._kind
-    if kind == FULL:
-        return t._lc
     cell = t._cell
+    if kind == FULL:
+        if cell.writes is not None:
+            cell.value  # noqa: B018 - apply the held element writes (t._lc is its handle)
+        return t._lc
     if t._ver != cell.version:
         base = cell.value
         shape = tuple(t.shape)
@@ -243,10 +259,12 @@ def write(t: LazyTensor, value: lc.Tensor) -> None:
     """Store ``value`` (t's shape and dtype) into t's storage; views see it."""
     cell = t._cell
     kind = t._kind
-    if kind == FULL:
-        cell.value.assign(value)
+    if kind == FULL:  # the whole storage is replaced: held element writes too
+        cell.writes = None
+        cell._value.assign(value)  # t._lc is that handle
     elif kind == RESHAPE:
-        cell.value.assign(lc.ops.reshape(value, new_sizes=cell.value.shape))
+        cell.writes = None
+        cell._value.assign(lc.ops.reshape(value, new_sizes=cell._value.shape))
         t._lc = value
     else:
         base = cell.value
@@ -255,6 +273,47 @@ def write(t: LazyTensor, value: lc.Tensor) -> None:
         t._lc = value
     cell.version += 1
     t._ver = cell.version
+
+
+_HOLD_LIMIT = 1 << 16  # element writes held before they become a scatter anyway
+_SCRATCH: dict = {}  # torch dtype -> (a 0-d CPU tensor, the NumPy view of its element)
+
+
+def hold_element(t: LazyTensor, key, value) -> bool:
+    """``t[i, j, ...] = value`` (one int per axis, a Python scalar) held in the storage's
+    element writes (``Cell.writes``): a dict entry, no graph node, so a Python loop
+    setting cells costs what eager's does until the tensor is read; False (nothing
+    done) for any other key. The value is converted by eager's own ``fill_`` of a CPU
+    scalar (its casts, its overflow errors, before the index is checked: eager's
+    order); the position follows ``t``'s layout, so a write through a view lands where
+    the base and every alias read."""
+    items = key if type(key) is tuple else (key,)
+    size = t.shape
+    if len(items) != len(size) or t._kind > GENERAL:
+        return False
+    for k in items:
+        if type(k) is not int:
+            return False
+    scratch = _SCRATCH.get(t.dtype)
+    if scratch is None:
+        cpu = torch.empty((), dtype=t.dtype)
+        scratch = _SCRATCH[t.dtype] = (cpu, cpu_to_numpy(cpu))
+    scratch[0].fill_(value)
+    pos = t.storage_offset()
+    for d, (k, n, st) in enumerate(zip(items, size, t.stride(), strict=True)):
+        i = k + n if k < 0 else k
+        if not 0 <= i < n:
+            raise IndexError(f"index {k} is out of bounds for dimension {d} with size {n}")
+        pos += i * st
+    cell = t._cell
+    writes = cell.writes
+    if writes is None:
+        writes = cell.writes = {}
+    writes[pos] = scratch[1][()]
+    cell.version += 1
+    if len(writes) >= _HOLD_LIMIT:
+        cell.value  # noqa: B018 - apply them: the dict must not grow without bound
+    return True
 
 
 _POSITIONS: dict = {}
