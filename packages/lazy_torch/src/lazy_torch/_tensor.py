@@ -22,7 +22,6 @@ import math
 import torch
 
 import lazycore as lc
-
 from lazycore.composites.indexing import write_elements
 
 from ._convert import TO_TORCH, cpu_to_numpy
