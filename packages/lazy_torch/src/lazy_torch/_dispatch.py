@@ -15,7 +15,7 @@ from torch._decomp import decomposition_table
 import lazycore as lc
 
 from . import _tensor
-from ._convert import cpu_to_core
+from ._convert import cpu_to_core, np_dtype
 from ._errors import translate
 from ._fallback import fallback as _fallback
 from ._fallback import store
@@ -282,10 +282,10 @@ def _aliasing(src, value, meta):
     return wrap(value) if meta is None else make_view(src, value, *meta)
 
 
-def _gather_view(src, size, stride, offset):
+def _gather_view(src, size, stride, offset, dtype):
     base = src._cell.value
-    flat = lc.ops.reshape(base, new_sizes=(base.size,))
-    pos = _tensor.positions(base.size, tuple(size), tuple(stride), offset)
+    flat = _tensor.as_flat(base, np_dtype(dtype))
+    pos = _tensor.positions(flat.size, tuple(size), tuple(stride), offset)
     return lc.numeric.take(flat, pos, 0)
 
 
@@ -300,11 +300,11 @@ def _inplace_view(func, args, kwargs):
         functional = _INPLACE_VIEW_FUNCTIONAL[func] = _functional_of(func)
     if isinstance(functional, torch._ops.OpOverloadPacket):
         raise NotImplementedError(f"lazy_torch: in-place view op {func} is not supported")
-    size, stride, offset = view_meta(functional, t, args[1:], kwargs)
+    size, stride, offset, dtype = view_meta(functional, t, args[1:], kwargs)
     low = LOWERINGS.get(functional)
     value = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
     if value is NotImplemented:
-        value = _gather_view(t, size, stride, offset)
+        value = _gather_view(t, size, stride, offset, dtype)
     with torch._C._DisableTorchDispatch(), torch._C._AutoDispatchBelowAutograd():
         aten.as_strided_.default(t, size, stride, offset)
     relayout(t, value)

@@ -7,7 +7,9 @@ wrapper itself reports -- size, stride, storage offset -- so every view kind
 (slices, transposes, ``as_strided``, ``diagonal``, ...) is handled by one rule:
 
 * reading a view after its base changed re-derives it (a reshape of the cell for
-  contiguous views, otherwise a gather of the storage positions it covers);
+  contiguous views, otherwise a gather of the storage positions it covers -- for a
+  view in another dtype, ``view(dtype)``/``view_as_real``, positions in the storage
+  read as that dtype: ``lazycore``'s ``reinterpret``);
 * writing through a view scatters into the cell at those positions and bumps the
   cell's version, so every other view re-derives on its next read.
 
@@ -24,12 +26,12 @@ import torch
 import lazycore as lc
 from lazycore.composites.indexing import write_elements
 
-from ._convert import TO_TORCH, cpu_to_numpy
+from ._convert import TO_NP, TO_TORCH, cpu_to_numpy
 
 DEVICE = None  # torch.device("lazy", 0), created by _device.setup() after the rename
 _make = torch.Tensor._make_wrapper_subclass
 
-FULL, RESHAPE, GENERAL = 0, 1, 2
+FULL, RESHAPE, GENERAL, REINTERPRET = 0, 1, 2, 3  # REINTERPRET: GENERAL in another dtype
 
 
 class Cell:
@@ -176,14 +178,14 @@ def build(value: lc.Tensor, size: torch.Size, dtype: torch.dtype) -> LazyTensor:
     return t  # _kind FULL and _ver 0: the class's defaults
 
 
-def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset) -> LazyTensor:
-    """A tensor sharing ``src``'s storage, laid out as (size, stride, offset); ``value`` may be
-    None where ``layout_kind`` says FULL (the view is the whole storage)."""
+def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset,
+              dtype: torch.dtype) -> LazyTensor:
+    """A tensor sharing ``src``'s storage, laid out as (size, stride, offset) in ``dtype``'s
+    items; ``value`` may be None where ``layout_kind`` says FULL (the whole storage)."""
     size, stride = tuple(size), tuple(stride)
     cell = src._cell
-    dtype = TO_TORCH[value.dtype] if value is not None else src.dtype
     t = _make(LazyTensor, size, strides=stride, storage_offset=offset, dtype=dtype, device=DEVICE)
-    _attach(t, cell, value, size, stride, offset)
+    _attach(t, cell, value, size, stride, offset, dtype)
     return t
 
 
@@ -201,16 +203,19 @@ def alias(src: LazyTensor) -> LazyTensor:
 _KINDS: dict = {}
 
 
-def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int) -> int:
-    """FULL (the whole storage in order), RESHAPE (all of it, contiguous) or GENERAL."""
-    base_shape = cell._value.shape  # (writes held or not: the same shape)
-    key = (size, stride, offset, base_shape)
+def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int, dtype) -> int:
+    """FULL (the whole storage in order), RESHAPE (all of it, contiguous), GENERAL, or
+    REINTERPRET (a ``dtype`` other than the storage's)."""
+    base = cell._value  # (writes held or not: the same shape and dtype)
+    key = (size, stride, offset, base.shape, base.dtype, dtype)
     kind = _KINDS.get(key)
     if kind is None:
         contiguous = offset == 0 and stride == contiguous_strides(size)
-        if contiguous and size == base_shape:
+        if TO_NP[dtype] != base.dtype:
+            kind = REINTERPRET
+        elif contiguous and size == base.shape:
             kind = FULL
-        elif contiguous and math.prod(size) == math.prod(base_shape):
+        elif contiguous and math.prod(size) == math.prod(base.shape):
             kind = RESHAPE
         else:
             kind = GENERAL
@@ -220,16 +225,16 @@ def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int) -> int:
     return kind
 
 
-def _attach(t, cell: Cell, value, size, stride, offset) -> None:
+def _attach(t, cell: Cell, value, size, stride, offset, dtype) -> None:
     t._cell = cell
-    t._kind = kind = layout_kind(cell, size, stride, offset)
+    t._kind = kind = layout_kind(cell, size, stride, offset, dtype)
     t._lc = cell._value if kind == FULL else value
     t._ver = cell.version
 
 
 def relayout(t: LazyTensor, value: lc.Tensor) -> None:
     """After an in-place view op changed ``t``'s metadata, re-attach its value."""
-    _attach(t, t._cell, value, tuple(t.shape), tuple(t.stride()), t.storage_offset())
+    _attach(t, t._cell, value, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
 
 
 def read(t: LazyTensor) -> lc.Tensor:
@@ -246,8 +251,9 @@ def read(t: LazyTensor) -> lc.Tensor:
         if kind == RESHAPE:
             value = lc.ops.reshape(base, new_sizes=shape)
         else:
-            flat = lc.ops.reshape(base, new_sizes=(base.size,))
-            pos = positions(base.size, shape, t.stride(), t.storage_offset())
+            flat = as_flat(base, TO_NP[t.dtype]) if kind == REINTERPRET else \
+                lc.ops.reshape(base, new_sizes=(base.size,))
+            pos = positions(flat.size, shape, t.stride(), t.storage_offset())
             value = lc.numeric.take(flat, pos, 0)
         t._lc = value
         t._ver = cell.version
@@ -267,11 +273,34 @@ def write(t: LazyTensor, value: lc.Tensor) -> None:
         t._lc = value
     else:
         base = cell.value
-        pos = positions(base.size, tuple(t.shape), t.stride(), t.storage_offset())
-        cell.value.assign(lc.numeric.write_positions(base, pos, value))
+        flat = as_flat(base, TO_NP[t.dtype]) if kind == REINTERPRET else base
+        pos = positions(flat.size, tuple(t.shape), t.stride(), t.storage_offset())
+        flat = lc.numeric.write_positions(flat, pos, value)
+        base.assign(flat if kind != REINTERPRET else from_flat(flat, base))
         t._lc = value
     cell.version += 1
     t._ver = cell.version
+
+
+def as_flat(base: lc.Tensor, dtype) -> lc.Tensor:
+    """The storage ``base`` as a 1-D array of ``dtype`` items (its bytes reinterpreted;
+    a tail too short for a whole item left out)."""
+    flat = lc.ops.reshape(base, new_sizes=(base.size,))
+    whole = base.size * base.dtype.itemsize // dtype.itemsize * dtype.itemsize
+    if whole != base.size * base.dtype.itemsize:
+        flat = lc.ops.slice(flat, start_indices=(0,),
+                            limit_indices=(whole // base.dtype.itemsize,))
+    return lc.numeric.reinterpret(flat, dtype)
+
+
+def from_flat(flat: lc.Tensor, base: lc.Tensor) -> lc.Tensor:
+    """Inverse of ``as_flat``: ``base`` with its bytes replaced by ``flat``'s."""
+    head = lc.numeric.reinterpret(flat, base.dtype)
+    if head.size != base.size:
+        rest = lc.ops.slice(lc.ops.reshape(base, new_sizes=(base.size,)),
+                            start_indices=(head.size,), limit_indices=(base.size,))
+        head = lc.ops.concatenate(head, rest, dimension=0)
+    return lc.ops.reshape(head, new_sizes=base.shape)
 
 
 _HOLD_LIMIT = 1 << 16  # element writes held before they become a scatter anyway

@@ -31,14 +31,14 @@ def _meta_like(t: torch.Tensor) -> torch.Tensor:
 
 
 def _layout(m: torch.Tensor, src: torch.Tensor):
-    """(size, stride, offset), or None when the op returned a fresh tensor (no alias)."""
+    """(size, stride, offset, dtype), or None when the op returned a fresh tensor (no alias)."""
     if m.untyped_storage()._cdata != src.untyped_storage()._cdata:
         return None
-    return tuple(m.shape), m.stride(), m.storage_offset()
+    return tuple(m.shape), m.stride(), m.storage_offset(), m.dtype
 
 
 def view_meta(func, t, args, kwargs):
-    """(size, stride, offset) of ``func(t, *args, **kwargs)``, or a list for multi-output views;
+    """(size, stride, offset, dtype) of ``func(t, *args, **kwargs)``, or a list for multi-output views;
     None where the op did not alias its input."""
     try:
         key = (func, tuple(t.shape), t.stride(), t.storage_offset(), t.dtype,

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import lazycore as lc
 
+from .._convert import np_dtype
 from .common import D, compute_dtype, num, ops, wrap_dim, wrap_dims
 from .registry import lower
 
@@ -46,6 +49,23 @@ def reshape_alias(x, size, stride):
        "alias_copy.default", "detach_copy.default")
 def alias(x):
     return x
+
+
+@lower("view.dtype")
+def view_dtype(x, dtype):
+    """The same bytes read as ``dtype`` (eager's checks ran on the meta layout first)."""
+    return num.reinterpret(x, np_dtype(dtype))
+
+
+@lower("view_as_real.default")
+def view_as_real(x):
+    return num.reinterpret(ops.reshape(x, new_sizes=x.shape + (1,)), D.real_dtype(x.dtype))
+
+
+@lower("view_as_complex.default")
+def view_as_complex(x):
+    pairs = num.reinterpret(x, np.dtype(f"c{2 * x.dtype.itemsize}"))
+    return ops.reshape(pairs, new_sizes=x.shape[:-1])
 
 
 def transpose(x, d0, d1):

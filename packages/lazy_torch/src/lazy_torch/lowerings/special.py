@@ -91,14 +91,6 @@ def compatible(func, args, kwargs):
     return type(args[0]) is type(args[1])
 
 
-@special(aten.view.dtype)
-def view_dtype(func, args, kwargs):
-    x, dtype = args
-    if x.dtype.itemsize != dtype.itemsize:
-        raise NotImplementedError("lazy_torch: view(dtype) between different widths")
-    return wrap(lc.ops.bitcast_convert(read(x), dtype=np_dtype(dtype)))
-
-
 @special(aten.empty_like.default, aten.new_empty.default, aten.new_empty_strided.default,
          aten.empty.memory_format, aten.empty_strided.default)
 def empty_like(func, args, kwargs):
