@@ -10,6 +10,8 @@ Observing a value (``__array__``, ``float()``, ``print``) syncs.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 import lazycore as lc
@@ -18,6 +20,9 @@ from . import _views
 
 # bound by the package __init__ once the dispatch modules exist (avoids import cycles)
 _dispatch = {}
+# values known on the host when traced (an integer ``arange``), by their unchanged node:
+# ``np.random.choice(np.arange(n), k)`` reads them with no sync (a write makes a new node)
+HOST_KNOWN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SCALARS = (bool, int, float, complex, np.bool_, np.number)  # element-write values
 
 
@@ -67,7 +72,8 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def __array__(self, dtype=None, copy=None):
         if copy is False:
             raise ValueError("a LazyArray cannot be exposed without a copy")
-        host = lc.to_numpy(self._t, cause="host_transfer")
+        known = HOST_KNOWN.get(self._t.node)
+        host = known.copy() if known is not None else lc.to_numpy(self._t, cause="host_transfer")
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def __array_namespace__(self, *, api_version=None):

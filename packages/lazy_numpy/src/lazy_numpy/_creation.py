@@ -10,13 +10,14 @@ import numpy as np
 
 import lazycore as lc
 
-from ._array import LazyArray
+from ._array import HOST_KNOWN, LazyArray
 from ._convert import check_dtype, normalize_dtype, numpy_errors, tensor
 from ._registry import implements
 
 num = lc.numeric
 ops = lc.ops
 _FLOAT = np.dtype(np.float64)
+_HOST_KNOWN_MAX = 1 << 20  # elements of an integer arange also kept on the host
 
 
 def _shape(shape):
@@ -119,8 +120,12 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None) -
     # NumPy's fill loops: the step is element 1 minus element 0, both stored in dtype
     # (int(0.5 + 1.5) - int(0.5) == 2), then start + i * step in the loop's type
     if dt.kind in "biu":
-        return LazyArray(num.arange(int(start), step=int(start + step) - int(start),
-                                    dtype=dt, length=n))
+        out = LazyArray(num.arange(int(start), step=int(start + step) - int(start),
+                                   dtype=dt, length=n))
+        if dt.kind in "iu" and n <= _HOST_KNOWN_MAX and all(
+                isinstance(v, int | np.integer) for v in (start, stop, step)):
+            HOST_KNOWN[out._t.node] = np.arange(start, stop, step, dtype=dt)  # NumPy's own
+        return out
     work = np.dtype(np.float32) if dt == np.float16 else dt
     first = work.type(dt.type(start))
     step = work.type(dt.type(start + step)) - first
