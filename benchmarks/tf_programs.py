@@ -103,6 +103,10 @@ def _mode(impl: str) -> None:
     import lazy_tf as ltf
 
     (ltf.keras.enable if impl.startswith("lazy_tf") else ltf.keras.disable)()
+    if impl.startswith("lazy_tf"):  # Keras's rnn as one loop node (lazy_tf._keras_rnn)
+        from lazy_tf import _keras_rnn
+
+        _keras_rnn.install()
 
 
 def _built(case, cfg, quick, lazy: bool):

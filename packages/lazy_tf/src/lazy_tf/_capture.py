@@ -27,6 +27,7 @@ program.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import weakref
@@ -322,6 +323,8 @@ def _capture_for(function, flat, sig, structure):
             lc.metrics.inc("tf_function_fallback")
             log.info("tf.function %s: whole-function capture fell back to TensorFlow's "
                      "graph for this signature (%s: %s)", name, type(error).__name__, error)
+    if cap is _FALLBACK:  # the failed trace's values sit in reference cycles (errors'
+        gc.collect()      # tracebacks): freed now, before the next sync would run them
     if cap is not _FALLBACK and cap.program is None:
         cap = _PURE
     else:
