@@ -20,7 +20,17 @@ from ._errors import translate
 from ._fallback import fallback as _fallback
 from ._fallback import store
 from ._fallback import writeback as _writeback
-from ._tensor import FULL, LazyTensor, alias, layout_kind, make_view, read, relayout, wrap
+from ._tensor import (
+    FULL,
+    LazyTensor,
+    alias,
+    layout_kind,
+    make_view,
+    math_view,
+    read,
+    relayout,
+    wrap,
+)
 from ._views import view_meta
 from .lowerings import LOWERINGS
 from .lowerings.foreach import foreach, is_foreach
@@ -258,14 +268,18 @@ def _make_out(packet, out_names):
 
 
 _SAME_LAYOUT = frozenset({aten.detach.default, aten.alias.default})
+_MATH_VIEWS = {aten._conj.default: (True, False), aten._neg_view.default: (False, True)}
 
 
 def _view(func, args, kwargs):
     src = args[0]
     if func in _SAME_LAYOUT:
         return alias(src)
+    math = _MATH_VIEWS.get(func)
+    if math is not None:
+        return math_view(src, *math)
     metas = view_meta(func, src, args[1:], kwargs)
-    if type(metas) is tuple and layout_kind(src._cell, *metas) == FULL:
+    if type(metas) is tuple and src._math is None and layout_kind(src._cell, *metas) == FULL:
         return make_view(src, None, *metas)  # the whole storage: no value to derive
     low = LOWERINGS.get(func)
     values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
@@ -279,14 +293,17 @@ def _view(func, args, kwargs):
 
 
 def _aliasing(src, value, meta):
-    return wrap(value) if meta is None else make_view(src, value, *meta)
+    if meta is None or (src._math is not None and meta[3] != src.dtype):
+        return wrap(value)  # a conj/neg view in another dtype: resolved, as eager's must be
+    return make_view(src, value, *meta)
 
 
 def _gather_view(src, size, stride, offset, dtype):
     base = src._cell.value
     flat = _tensor.as_flat(base, np_dtype(dtype))
     pos = _tensor.positions(flat.size, tuple(size), tuple(stride), offset)
-    return lc.numeric.take(flat, pos, 0)
+    out = lc.numeric.take(flat, pos, 0)
+    return out if src._math is None else _tensor.apply_math(out, src._math)
 
 
 _INPLACE_VIEW_FUNCTIONAL = {aten.transpose_.default: aten.transpose.int,

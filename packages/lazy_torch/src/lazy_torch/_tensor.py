@@ -31,7 +31,8 @@ from ._convert import TO_NP, TO_TORCH, cpu_to_numpy
 DEVICE = None  # torch.device("lazy", 0), created by _device.setup() after the rename
 _make = torch.Tensor._make_wrapper_subclass
 
-FULL, RESHAPE, GENERAL, REINTERPRET = 0, 1, 2, 3  # REINTERPRET: GENERAL in another dtype
+FULL, RESHAPE, GENERAL, REINTERPRET, MATH = 0, 1, 2, 3, 4
+# REINTERPRET: GENERAL in another dtype; MATH: a conj()/neg view (``_math``) of any layout
 
 
 class Cell:
@@ -63,6 +64,7 @@ class LazyTensor(torch.Tensor):
     # a new base tensor's layout and version (``build`` sets neither: per-op cost)
     _kind = FULL
     _ver = 0
+    _math = None  # (conj, neg) of a math-bit view: its value is the storage's, transformed
 
     def __lazycore_tensor__(self) -> lc.Tensor:
         """The core handle (``lazycore.interop``: another frontend adopts it, no sync)."""
@@ -99,6 +101,7 @@ class LazyTensor(torch.Tensor):
         _DATA.__set__(self, new)
         if isinstance(new, LazyTensor):
             self._cell, self._lc, self._kind, self._ver = new._cell, new._lc, new._kind, new._ver
+            self._math = new._math
 
     # -- observation (host side; syncs) -------------------------------------------
     @lc.diagnostics.observes("print")
@@ -185,6 +188,8 @@ def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset,
     size, stride = tuple(size), tuple(stride)
     cell = src._cell
     t = _make(LazyTensor, size, strides=stride, storage_offset=offset, dtype=dtype, device=DEVICE)
+    if src._math is not None:
+        t._math = src._math
     _attach(t, cell, value, size, stride, offset, dtype)
     return t
 
@@ -196,8 +201,30 @@ def alias(src: LazyTensor) -> LazyTensor:
     t._lc = read(src)
     t._cell = cell = src._cell
     t._kind = src._kind
+    t._math = src._math
     t._ver = cell.version
     return t
+
+
+def math_view(src: LazyTensor, conj: bool, neg: bool) -> LazyTensor:
+    """``src._conj()`` / ``src._neg_view()``: eager's math-bit views as views whose value
+    is the storage's conjugated / negated (re-derived on read, transformed back on
+    write); the bits stay clear, so no PyTorch fallback transforms them twice."""
+    c, n = src._math or (False, False)
+    math = (c != conj, n != neg)
+    t = _make(LazyTensor, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
+              dtype=src.dtype, device=DEVICE)
+    t._math = math if any(math) else None
+    _attach(t, src._cell, apply_math(read(src), (conj, neg)), tuple(src.shape),
+            src.stride(), src.storage_offset(), src.dtype)
+    return t
+
+
+def apply_math(value: lc.Tensor, math) -> lc.Tensor:
+    conj, neg = math
+    if conj and value.dtype.kind == "c":
+        value = lc.ops.conj(value)
+    return lc.ops.neg(value) if neg else value
 
 
 _KINDS: dict = {}
@@ -227,7 +254,7 @@ def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int, dtype) -> i
 
 def _attach(t, cell: Cell, value, size, stride, offset, dtype) -> None:
     t._cell = cell
-    t._kind = kind = layout_kind(cell, size, stride, offset, dtype)
+    t._kind = kind = layout_kind(cell, size, stride, offset, dtype) if t._math is None else MATH
     t._lc = cell._value if kind == FULL else value
     t._ver = cell.version
 
@@ -246,24 +273,44 @@ def read(t: LazyTensor) -> lc.Tensor:
             cell.value  # noqa: B018 - apply the held element writes (t._lc is its handle)
         return t._lc
     if t._ver != cell.version:
-        base = cell.value
-        shape = tuple(t.shape)
-        if kind == RESHAPE:
-            value = lc.ops.reshape(base, new_sizes=shape)
+        if kind == MATH:
+            t._lc = apply_math(_derive(t, cell.value, _layout(t)), t._math)
         else:
-            flat = as_flat(base, TO_NP[t.dtype]) if kind == REINTERPRET else \
-                lc.ops.reshape(base, new_sizes=(base.size,))
-            pos = positions(flat.size, shape, t.stride(), t.storage_offset())
-            value = lc.numeric.take(flat, pos, 0)
-        t._lc = value
+            t._lc = _derive(t, cell.value, kind)
         t._ver = cell.version
     return t._lc
+
+
+def _layout(t: LazyTensor) -> int:
+    return layout_kind(t._cell, tuple(t.shape), t.stride(), t.storage_offset(), t.dtype)
+
+
+def _derive(t: LazyTensor, base: lc.Tensor, kind: int) -> lc.Tensor:
+    """``t``'s value read from the storage value ``base`` through its layout ``kind``."""
+    if kind == FULL:
+        return base
+    if kind == RESHAPE:
+        return lc.ops.reshape(base, new_sizes=tuple(t.shape))
+    flat = as_flat(base, TO_NP[t.dtype]) if kind == REINTERPRET else \
+        lc.ops.reshape(base, new_sizes=(base.size,))
+    pos = positions(flat.size, tuple(t.shape), t.stride(), t.storage_offset())
+    return lc.numeric.take(flat, pos, 0)
 
 
 def write(t: LazyTensor, value: lc.Tensor) -> None:
     """Store ``value`` (t's shape and dtype) into t's storage; views see it."""
     cell = t._cell
     kind = t._kind
+    if kind == MATH:  # conj/neg are their own inverses
+        _store(t, cell, apply_math(value, t._math), _layout(t))
+        t._lc = value
+    else:
+        _store(t, cell, value, kind)
+    cell.version += 1
+    t._ver = cell.version
+
+
+def _store(t: LazyTensor, cell: Cell, value: lc.Tensor, kind: int) -> None:
     if kind == FULL:  # the whole storage is replaced: held element writes too
         cell.writes = None
         cell._value.assign(value)  # t._lc is that handle
@@ -278,8 +325,6 @@ def write(t: LazyTensor, value: lc.Tensor) -> None:
         flat = lc.numeric.write_positions(flat, pos, value)
         base.assign(flat if kind != REINTERPRET else from_flat(flat, base))
         t._lc = value
-    cell.version += 1
-    t._ver = cell.version
 
 
 def as_flat(base: lc.Tensor, dtype) -> lc.Tensor:

@@ -122,6 +122,7 @@ def set_(func, args, kwargs):
         raise NotImplementedError("lazy_torch: set_ is only supported between lazy tensors of "
                                   "the same shape and dtype")
     dst._cell, dst._lc, dst._kind, dst._ver = src._cell, src._lc, src._kind, src._ver
+    dst._math = src._math
     return dst
 
 
