@@ -14,11 +14,6 @@ from .opinfo_sweep import summary, sweep
 
 # op key (name[.variant]) -> why it is skipped. Reasons come from running the sweep.
 SKIP: dict[str, str] = {
-    # complex numbers through views that change the element size (not modelled)
-    "view_as_complex": "view_as_complex: a dtype-changing view",
-    "complex": "builds complex64 through view_as_real-style storage",
-    "polar": "builds complex64 through view_as_real-style storage",
-    "stft": "view_as_real on the complex result",
     "chalf": "complex32 is not supported",
     "fft.ifft": "complex FFT result differs from eager (XLA FFT path); not investigated",
     "fft.ihfft": "Hermitian FFTs differ from eager; not investigated",
