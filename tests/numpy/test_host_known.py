@@ -69,3 +69,19 @@ def test_derived_values_and_other_dtypes_are_read_lazily():
     got = np.asarray(lnp.arange(2, 9, 2, dtype=np.uint8))
     assert got.dtype == np.uint8
     np.testing.assert_array_equal(got, np.arange(2, 9, 2, dtype=np.uint8))
+
+
+def test_an_arange_index_is_checked_at_the_call_without_a_program_check():
+    probs = np.random.RandomState(0).rand(6, 4)
+    y = np.array([0, 3, 1, 2, 2, 0])
+    lazy = lnp.asarray(probs)
+    pending = len(lc.checks.PENDING)
+    got = lazy[lnp.arange(6), y]
+    assert len(lc.checks.PENDING) == pending  # host labels are checked at the call too
+    np.testing.assert_array_equal(np.asarray(got), probs[np.arange(6), y])
+    for rows in ((7,), (-7, 0)):
+        with pytest.raises(IndexError) as want:
+            probs[np.arange(*rows), 0]
+        with pytest.raises(IndexError) as err:
+            lazy[lnp.arange(*rows), 0]
+        assert str(want.value) in str(err.value)

@@ -17,7 +17,7 @@ from lazycore.composites.indexing import basic_signature
 from lazycore.views import is_basic_key, same_value
 
 from . import _operators, _views
-from ._array import LazyArray
+from ._array import HOST_KNOWN, LazyArray
 from ._convert import numpy_errors, tensor
 from ._registry import implements
 
@@ -58,6 +58,14 @@ def checked(shape, k, result, op: str):
             axis += len(shape) - consumed
         elif i is not None:
             if isinstance(i, lc.Tensor) and i.dtype.kind in "iu" and axis < len(shape):
+                known, n = HOST_KNOWN.get(i.node), shape[axis]  # an arange: checked now
+                if known is not None and known.size:
+                    bad = known[(known >= n) | (known < -n)]
+                    if bad.size:
+                        raise IndexError(f"index {bad[0]} is out of bounds for axis {axis} "
+                                         f"with size {n}")
+                    axis += 1
+                    continue
                 lc.checks.index_in_range(
                     i, shape[axis], IndexError,
                     f"index out of bounds for axis {axis} with size {shape[axis]}",
