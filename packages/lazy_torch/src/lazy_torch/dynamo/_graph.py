@@ -14,6 +14,15 @@ Inputs are passed as their storage (the base value), and a non-contiguous input 
 re-viewed inside the sub-program with its own size, stride and offset, so layout-
 dependent ops see what eager sees. An input the graph writes to (in-place ops AOT kept)
 comes back as an extra output and is written into the caller's storage.
+
+An *inference* graph that returns new tensors (a model's forward under ``no_grad``:
+``generate()``'s decoding step) runs at its call, as a program of its own: the code
+around it (``generate()`` slicing and growing ``input_ids`` by one token) changes shape
+every call, and fused with it the model would be compiled again for every length. Cut
+out, the model's program is the same for every token once the KV length is fixed
+(``cache_implementation="static"``); only the small programs around it vary. Training
+graphs (forward, backward) and graphs that only write their inputs (a compiled
+``opt.step``) stay lazy and fuse into the step.
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ class LazyGraph:
             capture = self._captures.get(key)
             if capture is None:
                 try:
-                    capture = _Capture(self.gm, args, self.site)
+                    capture = _Capture(self.gm, args, self.site, self.kind == "inference")
                 except Exception as error:  # noqa: BLE001 - traced per call instead
                     capture = _PerCall(self.gm)
                     _report.not_captured(self, error)
@@ -73,7 +82,7 @@ def _signature(a):
 class _Capture:
     """The sub-program of one input signature, and how to map its results back."""
 
-    def __init__(self, gm: torch.fx.GraphModule, args: list, site: str):
+    def __init__(self, gm: torch.fx.GraphModule, args: list, site: str, inference: bool):
         placeholders, graph_args, bases = [], [], []
         for i, a in enumerate(args):
             if isinstance(a, torch.Tensor):
@@ -110,6 +119,7 @@ class _Capture:
                 results.append(base._cell.value)
         self.tensor_args = [i for i, _ in bases]
         self.plan = plan
+        self.at_call = inference and any(kind == "call" for kind, _ in plan)
         # checks re-armed per call report the graph's user line (Dynamo's stack trace),
         # not a stack walk through autograd's engine and AOT's wrappers on every call
         self.program = lc.subprogram.Subprogram(placeholders, results, GENERATOR,
@@ -120,7 +130,11 @@ class _Capture:
         for i in self.tensor_args:
             a = args[i]
             inputs.append(a._cell.value if type(a) is LazyTensor else cpu_to_core(a))
+        if self.at_call:  # the code before the call is one program, the call another
+            lc.sync(inputs)
         values = self.program(*inputs)
+        if self.at_call:
+            lc.sync(values)
         for i, j in self.written:
             _write_storage(args[i], values[j])
         out = []

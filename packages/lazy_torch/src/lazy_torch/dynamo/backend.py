@@ -72,8 +72,14 @@ def _host_literals(gm) -> None:
         gm.recompile()
 
 
-def lazytensor(gm, example_inputs):
-    """Dynamo backend: lower the graph through lazy_torch's ATen table, lazily."""
+def lazytensor(gm, example_inputs, *, mode=None, options=None):
+    """Dynamo backend: lower the graph through lazy_torch's ATen table, lazily.
+
+    ``mode`` and ``options`` are accepted because ``torch.compile`` passes them and
+    Hugging Face's ``CompileConfig`` sets ``mode="reduce-overhead"`` (CUDA graphs): every
+    call is one recorded node already, so no mode changes anything; no option exists."""
+    if options:
+        raise ValueError(f"the lazytensor backend takes no options, got {sorted(options)}")
     _host_literals(gm)
     _recurrent.rewrite(gm)
     _sites.current = _report.user_site(gm)
