@@ -106,3 +106,10 @@ def test_zero_dim_same_width(dev):
         y.add_(1)
         return x, y
     run_both(prog, dev)
+
+
+def test_view_over_a_partial_item_tail_raises_clearly(dev):
+    x = torch.arange(5.0, device=dev)
+    with pytest.raises(NotImplementedError, match="not a whole number"):
+        torch.view_as_complex(x[:4].view(2, 2))
+    assert torch.view_as_complex(torch.arange(5.0)[:4].view(2, 2)).shape == (2,)  # eager's

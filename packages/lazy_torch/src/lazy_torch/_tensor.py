@@ -239,6 +239,10 @@ def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int, dtype) -> i
     if kind is None:
         contiguous = offset == 0 and stride == contiguous_strides(size)
         if TO_NP[dtype] != base.dtype:
+            if (base.size * base.dtype.itemsize) % dtype.itemsize:
+                raise NotImplementedError(  # e.g. view_as_complex of a part of 5 floats
+                    f"lazy_torch: a {dtype} view of a storage of {base.size} {base.dtype} "
+                    f"items (not a whole number of {dtype} items)")
             kind = REINTERPRET
         elif contiguous and size == base.shape:
             kind = FULL
@@ -328,24 +332,13 @@ def _store(t: LazyTensor, cell: Cell, value: lc.Tensor, kind: int) -> None:
 
 
 def as_flat(base: lc.Tensor, dtype) -> lc.Tensor:
-    """The storage ``base`` as a 1-D array of ``dtype`` items (its bytes reinterpreted;
-    a tail too short for a whole item left out)."""
-    flat = lc.ops.reshape(base, new_sizes=(base.size,))
-    whole = base.size * base.dtype.itemsize // dtype.itemsize * dtype.itemsize
-    if whole != base.size * base.dtype.itemsize:
-        flat = lc.ops.slice(flat, start_indices=(0,),
-                            limit_indices=(whole // base.dtype.itemsize,))
-    return lc.numeric.reinterpret(flat, dtype)
+    """The storage ``base`` as a 1-D array of ``dtype`` items (its bytes reinterpreted)."""
+    return lc.numeric.reinterpret(lc.ops.reshape(base, new_sizes=(base.size,)), dtype)
 
 
 def from_flat(flat: lc.Tensor, base: lc.Tensor) -> lc.Tensor:
-    """Inverse of ``as_flat``: ``base`` with its bytes replaced by ``flat``'s."""
-    head = lc.numeric.reinterpret(flat, base.dtype)
-    if head.size != base.size:
-        rest = lc.ops.slice(lc.ops.reshape(base, new_sizes=(base.size,)),
-                            start_indices=(head.size,), limit_indices=(base.size,))
-        head = lc.ops.concatenate(head, rest, dimension=0)
-    return lc.ops.reshape(head, new_sizes=base.shape)
+    """Inverse of ``as_flat``: ``flat``'s bytes as ``base``'s dtype and shape."""
+    return lc.ops.reshape(lc.numeric.reinterpret(flat, base.dtype), new_sizes=base.shape)
 
 
 _HOLD_LIMIT = 1 << 16  # element writes held before they become a scatter anyway
