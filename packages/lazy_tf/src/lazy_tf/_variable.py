@@ -150,15 +150,6 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
         h.assign(lc.ops.sub(h, self._check(delta)))
         return self
 
-    def scatter_add(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("scatter_add", sparse_delta)
-
-    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("scatter_sub", sparse_delta)
-
-    def scatter_update(self, sparse_delta, use_locking=False, name=None):
-        return self._scatter("scatter_update", sparse_delta)
-
     def _scatter(self, api: str, delta):
         """Rows ``delta.indices`` updated by ``delta.values`` (Keras's sparse optimizer
         updates); repeated rows accumulate, as TF's scatter kernels do."""
@@ -169,10 +160,8 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
                             f"Received arg: {delta}")
         h = handle(self)
         v, i = to_core(delta.values, h.dtype), to_core(delta.indices)
-        if api == "scatter_update":
-            h.assign(lc.numeric.setitem(h, (i,), v))
-        else:
-            h.assign(lc.numeric.index_add(h, 0, i, lc.ops.neg(v) if api == "scatter_sub" else v))
+        h.assign(lc.numeric.setitem(h, (i,), v) if api == "scatter_update" else
+                 lc.numeric.index_add(h, 0, i, lc.ops.neg(v) if api == "scatter_sub" else v))
         return self
 
     def __repr__(self) -> str:
@@ -181,6 +170,10 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
         return (f"<ltf.Variable '{self._name}' shape={tuple(self.shape.as_list())} "
                 f"dtype={self.dtype.name}, numpy={np.asarray(self.numpy())!r}>")
 
+
+for _api in ("scatter_add", "scatter_sub", "scatter_update"):
+    setattr(Variable, _api, lambda self, sparse_delta, use_locking=False, name=None, _api=_api:
+            self._scatter(_api, sparse_delta))
 
 # What Keras's TF optimizer keys its slots by (``tf.Variable._unique_id``)
 Variable._unique_id = property(lambda self: f"ltf.Variable:{self._id}")
