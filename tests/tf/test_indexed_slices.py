@@ -91,6 +91,7 @@ def _tf_functions(c):
         "global_norm": lambda: tf.linalg.global_norm([s]),
         "cast": lambda: tf.cast(s, tf.float64),
         "identity": lambda: tf.identity(s),
+        "reduce_sum": lambda: tf.reduce_sum(s, axis=0),
     }
 
 
