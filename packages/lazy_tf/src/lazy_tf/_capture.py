@@ -41,8 +41,11 @@ import lazycore as lc
 from lazycore.subprogram import CaptureError
 
 from . import _state
+from ._convert import to_core
+from ._dispatch import wrap
 from ._graph import building
-from ._tensor import handle, is_lazy_class, new
+from ._tensor import LazyTensor, handle, is_lazy_class, new
+from ._variable import Variable
 
 log = logging.getLogger("lazy_tf")
 # every ltf.Variable alive (weakly): any of them may be read by a traced body
@@ -68,6 +71,9 @@ def _flatten(x, flat: list, sig: list) -> None:
         sig.append((dict, tuple(keys)))
         for k in keys:
             _flatten(x[k], flat, sig)
+    elif cls is LazyTensor:  # the usual leaf, without the ABC checks below
+        flat.append(x)
+        sig.append(("tensor", x.__dict__["_h"].node.aval))
     elif isinstance(x, tuple) and hasattr(x, "_fields"):
         sig.append((cls, len(x)))
         for e in x:
@@ -79,8 +85,6 @@ def _flatten(x, flat: list, sig: list) -> None:
 
 def _leaf_signature(x, cls):
     if is_lazy_class(cls):
-        from ._variable import Variable
-
         if isinstance(x, Variable):
             return ("variable", id(x))
         return ("tensor", x.__dict__["_h"].node.aval)
@@ -211,8 +215,6 @@ class _Capture:
     """One signature's sub-program and how to feed it and unpack its results."""
 
     def __init__(self, fn, structure, flat: list, name: str, lazy_args: bool):
-        from ._variable import Variable
-
         tr = _Trace()
         args, feeds, holders = [], [], []
         for i, x in enumerate(flat):
@@ -220,8 +222,6 @@ class _Capture:
                 tr.adopt(x)
                 args.append(x)
             elif _is_tensor_leaf(x):
-                from ._convert import to_core
-
                 aval = to_core(x).node.aval if not is_lazy_class(x.__class__) else \
                     x.__dict__["_h"].node.aval
                 ph = lc.subprogram.placeholder(aval, f"argument {i}")
@@ -255,8 +255,6 @@ class _Capture:
             tr.restore()
 
     def _build(self, tr, out, feeds, holders, captured, name, lazy_args):
-        from ._variable import Variable
-
         placeholders = [ph for _, _, ph in tr.vars.values()] + holders
         for ph in placeholders:  # a value was needed, even if the error was caught
             if ph.node.value.__traceback__ is not None:
@@ -295,10 +293,10 @@ class _Capture:
                                                 site=f"tf.function {name}")
 
     def run(self, flat: list):
-        from ._convert import to_core
-        from ._dispatch import wrap
-
-        inputs = [to_core(flat[i]) if kind == "arg" else to_core(i) for kind, i in self.feeds]
+        if _state.active_tapes:  # a tape outside the call watches the variables read
+            inputs = [to_core(flat[i] if kind == "arg" else i) for kind, i in self.feeds]
+        else:
+            inputs = [to_core(flat[i]) if kind == "arg" else handle(i) for kind, i in self.feeds]
         values = self.program(*inputs)
         for var, j in self.writes:
             handle(var).assign(values[j])
