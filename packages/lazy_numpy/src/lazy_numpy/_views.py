@@ -20,10 +20,19 @@ from lazycore import views as core_views
 derive = core_views.derive
 
 
-def _new_array():
-    from ._array import LazyArray
+_CLASS: list = []  # LazyArray, imported once (``_array`` imports this module)
 
-    return LazyArray.__new__(LazyArray)
+
+def _lazy_array():
+    if not _CLASS:
+        from ._array import LazyArray
+        _CLASS.append(LazyArray)
+    return _CLASS[0]
+
+
+def _new_array():
+    cls = _lazy_array()
+    return cls.__new__(cls)
 
 
 def _storage(a):
@@ -52,14 +61,13 @@ def _root(q):
 def view(src, value, lens, on_probe):
     """The result ``value`` of a view operation on ``src``: a view sharing ``src``'s
     storage where NumPy's ``on_probe(probe)`` is a view, else a new array."""
-    from ._array import LazyArray
-
-    if not isinstance(src, LazyArray):
-        return LazyArray(value)
+    cls = _lazy_array()
+    if not isinstance(src, cls):
+        return cls(value)
     p = probe(src)
     q = on_probe(p)
     if not isinstance(q, np.ndarray) or q is p or _root(q) is not _root(p):
-        return LazyArray(value)
+        return cls(value)
     return _attach(src, value, src._chain + (lens,), q)
 
 
