@@ -74,9 +74,9 @@ def _flatten(x, flat: list, sig: list) -> None:
     elif cls is LazyTensor:  # the usual leaf, without the ABC checks below
         flat.append(x)
         sig.append(("tensor", x.__dict__["_h"].node.aval))
-    elif isinstance(x, tuple) and hasattr(x, "_fields"):
-        sig.append((cls, len(x)))
-        for e in x:
+    elif isinstance(x, tuple) and hasattr(x, "_fields") or cls is tf.IndexedSlices:
+        sig.append((cls, len(x) if cls is not tf.IndexedSlices else 3))
+        for e in x if cls is not tf.IndexedSlices else (x.values, x.indices, x.dense_shape):
             _flatten(e, flat, sig)
     else:
         flat.append(x)
@@ -120,8 +120,9 @@ def _pack(structure, flat: list):
             return cls(build(e) for e in x)
         if cls is dict:
             return {k: build(x[k]) for k in sorted(x)}
-        if isinstance(x, tuple) and hasattr(x, "_fields"):
-            return cls(*[build(e) for e in x])
+        if isinstance(x, tuple) and hasattr(x, "_fields") or cls is tf.IndexedSlices:
+            return cls(*[build(e) for e in (x if cls is not tf.IndexedSlices else
+                                            (x.values, x.indices, x.dense_shape))])
         return next(it)
     return build(structure)
 
