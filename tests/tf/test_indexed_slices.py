@@ -119,3 +119,28 @@ def test_variable_scatter_updates_match_eager():
         with pytest.raises(TypeError, match="sparse_delta"):
             w.scatter_add(c(W))
     np.testing.assert_allclose(*results, rtol=1e-6)
+
+
+def _function_results(lazy_mode):
+    var, conv, tape_cls = ((ltf.Variable, ltf.convert_to_tensor, ltf.GradientTape) if lazy_mode
+                           else (tf.Variable, tf.constant, tf.GradientTape))
+    w = var(W)
+
+    @tf.function
+    def step(ids):
+        with tape_cls() as tape:
+            loss = tf.reduce_sum(tf.gather(w, ids) ** 2)
+        return loss, tape.gradient(loss, w)
+
+    out = []
+    for ids in ([1, 1, 2], [0, 3, 3]):  # the second call reuses the first's trace
+        loss, g = step(conv(np.array(ids, np.int32)))
+        assert isinstance(g, tf.IndexedSlices)
+        out.append((float(loss), np.asarray(g.values), np.asarray(g.indices)))
+    return out
+
+
+def test_tf_function_returning_indexed_slices_matches_eager():
+    for lazy, eager in zip(_function_results(True), _function_results(False), strict=True):
+        for a, b in zip(lazy, eager, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
