@@ -169,19 +169,22 @@ def generate(impl: str, cfg: dict, new_tokens: int):
 
         module = module.to(lazy_torch.device())
         prompt = prompt.to(lazy_torch.device())
+    extra = {}
     if impl in ("lazy_compiled", "inductor"):
         import torch._dynamo
 
         torch._dynamo.reset()
-        # automatic dynamic shapes: the second KV length makes the graph dynamic; the
-        # lazytensor backend then captures one sub-program per length it meets
         module.forward = torch.compile(module.forward, backend="lazytensor"
                                        if impl == "lazy_compiled" else "inductor")
+        # a static KV cache: one decoding graph for every length, so the backend runs
+        # one program for the model however long the output (a dynamic cache: one per
+        # length); eager and plain lazy keep the default (dynamic) cache
+        extra["cache_implementation"] = "static"
 
     def run():
         with torch.no_grad():
             out = module.generate(prompt, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
-                                  do_sample=False, pad_token_id=0)
+                                  do_sample=False, pad_token_id=0, **extra)
         return out.cpu().numpy().astype(np.float64)
     return run
 

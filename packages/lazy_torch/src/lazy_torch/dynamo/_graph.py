@@ -32,7 +32,7 @@ import torch
 import lazycore as lc
 
 from .._convert import cpu_to_core
-from .._tensor import FULL, LazyTensor, read, wrap
+from .._tensor import FULL, LazyTensor, build, read, wrap
 from ..lowerings.random import GENERATOR
 from . import _report
 
@@ -101,7 +101,7 @@ class _Capture:
             outs = (outs,)
         # where each output comes from: ("call", i) a sub-program output, ("arg", i) an
         # input returned unchanged, ("const", v) a Python value or host tensor
-        plan, results = [], []
+        plan, results, self.meta = [], [], []  # meta: a call output's torch size and dtype
         arg_of = {id(t): i for i, t in enumerate(graph_args) if isinstance(t, torch.Tensor)}
         for o in outs:
             if type(o) is LazyTensor:
@@ -110,6 +110,7 @@ class _Capture:
                 else:
                     plan.append(("call", len(results)))
                     results.append(read(o))
+                    self.meta.append((o.shape, o.dtype))
             else:
                 plan.append(("const", o))
         self.written = []  # (arg index, sub-program output index)
@@ -137,10 +138,10 @@ class _Capture:
             lc.sync(values)
         for i, j in self.written:
             _write_storage(args[i], values[j])
-        out = []
+        out, meta = [], self.meta
         for kind, v in self.plan:
-            if kind == "call":
-                out.append(wrap(values[v], fresh=True))
+            if kind == "call":  # build: wrap(fresh=True) without re-deriving size and dtype
+                out.append(build(values[v], *meta[v]))
             elif kind == "arg":
                 out.append(args[v])
             else:
