@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import operator
 
-from .ir import LEAF_OPS, Node
+from .ir import LEAF_OPS, Node, attrs_hash
 
 _MAX_RECORDINGS = 64  # each holds one signature per node of its epoch
 _MAX_PROGRAMS = 16  # per recording: root sets seen (one or two in a loop)
@@ -103,12 +103,24 @@ def join(node: Node) -> int:
 
 
 def places(nodes: tuple) -> tuple:
-    """The operands' places (the general case of ``trace.call``'s inline code)."""
-    base = EPOCH.base
-    out = []
+    """The operands' places (the general case of ``trace.call``'s inline code). Leaves
+    joining the epoch (a sub-program call's hundreds of parameters) join as one batch."""
+    ep = EPOCH
+    base = ep.base
+    end = base + len(ep.nodes)
+    out, fresh = [], []
     for n in nodes:
         p = n.idx - base
-        out.append(p if p >= 0 else join(n))
+        if p < 0:
+            if n.op in LEAF_OPS:  # ``join``, batched: consecutive places from ``end``
+                n.idx = end + len(fresh)
+                p = n.idx - base
+                fresh.append(n)
+            else:
+                p = join(n)  # taints the epoch
+        out.append(p)
+    if fresh:
+        record_many(fresh, [n.hash for n in fresh])
     return tuple(out)
 
 
@@ -125,6 +137,45 @@ def record(node: Node, operand_places: tuple) -> None:
         ep.sigs.append(sig)
     elif expected[i] != sig:
         diverge(i, sig)
+
+
+_GETS: dict = {}  # (node hash, place, outputs) -> (tuple_get hashes, attrs, signatures)
+
+
+def gets(node: Node) -> tuple:
+    """``(hashes, attrs, sigs)`` of the ``tuple_get`` nodes of a multi-output ``node``
+    recorded at its place: memoized, so a loop's call records N outputs without
+    building N hashes and signatures (``Node.__init__``'s hash, ``record``'s sig)."""
+    place = node.idx - EPOCH.base
+    key = (node.hash, place, len(node.aval))
+    entry = _GETS.get(key)
+    if entry is None:
+        if len(_GETS) >= 4096:
+            _GETS.clear()
+        attrs = [(("index", i),) for i in range(len(node.aval))]
+        hashes = [hash(("tuple_get", attrs_hash(a), (node.hash,))) for a in attrs]
+        entry = _GETS[key] = (hashes, attrs, [(h, place) for h in hashes])
+    return entry
+
+
+def record_many(new: list, sigs: list) -> None:
+    """Add nodes (their ``idx`` set by the caller) whose signatures are ``sigs``: one
+    slice comparison with the recording instead of one per node."""
+    ep = EPOCH
+    nodes = ep.nodes
+    i = len(nodes)
+    nodes.extend(new)
+    expected = ep.expected
+    if expected is None:
+        ep.sigs.extend(sigs)
+    elif expected[i:i + len(sigs)] != sigs:
+        for k, sig in enumerate(sigs):  # the general path, node by node
+            expected = ep.expected
+            if expected is None:
+                ep.sigs.extend(sigs[k:])
+                return
+            if expected[i + k] != sig:
+                diverge(i + k, sig)
 
 
 def diverge(i: int, sig) -> None:
@@ -154,6 +205,9 @@ class _Sink(list):
     __slots__ = ()
 
     def append(self, _sig) -> None:
+        pass
+
+    def extend(self, _sigs) -> None:
         pass
 
 

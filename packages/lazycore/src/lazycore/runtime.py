@@ -9,6 +9,7 @@ value still holds (a parameter being overwritten) are donated to the program.
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
 import weakref
@@ -31,7 +32,7 @@ from . import (
 from .callsite import _call_site, register_internal_path  # noqa: F401 (lc.register_internal_path)
 from .config import settings
 from .errors import ExecutionError
-from .ir import LEAF_OPS, Aval, Node, host_value
+from .ir import LEAF_OPS, Aval, Node, host_value, leaf
 from .lowering import Program, arg_layout, from_recording, layout_args, linearize, lower
 from .tensor import Tensor, _live, _snapshot, live_tensors  # noqa: F401 (lc.runtime.live_tensors)
 
@@ -112,7 +113,8 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
         diagnostics.before_sync(cause, full)  # allow_sync guard, profile step marks
         if full:
             _reset_trace_limit()
-        pending = pending_tensors()  # once per sync: the step model and what is left
+        live = _snapshot()  # once per sync: the step model, donation and what is left
+        pending = [t for t in live if t.node.op not in LEAF_OPS]
         try:
             targets = pending if full else [t for t in tensors if t.node.op not in LEAF_OPS]
             if not targets and not checks.pending():
@@ -123,7 +125,7 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
             if not full and cause not in diagnostics.STEP_CAUSES:  # an observation
                 targets, whole = steps.observation_targets(targets, pending, settings.observe)
             try:
-                outputs = _run(targets, whole, cause)
+                outputs = _run(targets, whole, cause, live)
             except ExecutionError as error:
                 if len(targets) == 1:
                     _poison(targets[0], error)
@@ -135,19 +137,14 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
         finally:
             # a raised error's traceback keeps this frame: it must not keep every
             # pending handle alive (a later sync would compute them)
-            pending = None
+            pending = live = None
         if wait:
             jax.block_until_ready(outputs)
 
 
-def _run(targets, full: bool, cause: str):
+def _run(targets, full: bool, cause: str, live=None):
     targets = sorted(targets, key=_creation_order)  # the live set is unordered; keys must not be
-    roots: list[Node] = []
-    seen: set[int] = set()
-    for t in targets:
-        if id(t.node) not in seen:
-            seen.add(id(t.node))
-            roots.append(t.node)
+    roots: list[Node] = list(dict.fromkeys([t.node for t in targets]))  # by identity
     batch = checks.take(roots)  # pending data checks: one extra output, read after the run
     # the trace cursor: a step that repeats the last one takes its program without a walk
     # (only if no other thread may have traced into the epoch)
@@ -163,7 +160,7 @@ def _run(targets, full: bool, cause: str):
     if failed:
         raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
-    donate = (_donatable(program, roots)
+    donate = (_donatable(program, roots, live)
               if full and settings.donate and alone
               and not _holds
               and not diagnostics.verifying()  # verify re-reads the inputs after the run
@@ -196,30 +193,39 @@ def _run(targets, full: bool, cause: str):
         diagnostics.verify_program(program, outputs, site, cause)
     # each output's aval is its root's (the rules and lowerings agree: tests/core checks
     # every op), so no jax.Array shape/dtype queries here
-    results = {id(r): Node("data", (), (), r.aval, o)
-               for r, o in zip(roots, outputs, strict=True)}
-    new_nodes = [results[id(t.node)] for t in targets]  # a handle may be listed twice
+    results = dict(zip(roots, map(_data_leaf, roots, outputs)))  # nodes hash by identity
+    new_nodes = [results[t.node] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node
     checks.verify(batch, outputs, roots, targets)
     return outputs
 
 
+def _data_leaf(root: Node, value) -> Node:
+    aval = root.aval
+    return leaf("data", aval, value, hash(("data", aval)))  # Node.__init__'s leaf hash
+
+
 def _alone() -> bool:
     """No other thread may be tracing: the only threads besides this one are lazycore's
-    compile thread and device loaders."""
+    compile thread, device loaders and known monitors (``_QUIET_THREADS``)."""
     n = threading.active_count()
     return n == 1 or n - tiers.threads() - loader_threads() == 1
 
 
+# threads known never to trace: ``DeviceLoader``s only copy fresh host batches to the
+# device (no tracing on top of a buffer a program could consume); tqdm's monitor, which
+# importing ``transformers`` starts, only polls progress bars (counted, it turned every
+# Hugging Face step's sync into a walk without donation)
+_QUIET_THREADS = frozenset({"lazycore-device-loader", "tqdm_monitor"})
+
+
 def loader_threads() -> int:
-    """``DeviceLoader`` threads: they only copy fresh host batches to the device (no
-    tracing on top of a buffer a program could consume), so they allow donation."""
-    return sum(1 for t in threading.enumerate() if t.name == "lazycore-device-loader")
+    """Threads besides this one that allow donation and the trace cursor."""
+    return sum(1 for t in threading.enumerate() if t.name in _QUIET_THREADS)
 
 
-def _creation_order(tensor) -> int:
-    return tensor.seq
+_creation_order = operator.attrgetter("seq")
 
 
 def _run_each(targets, cause: str) -> list:
@@ -263,9 +269,10 @@ def wait() -> None:
     jax.block_until_ready(arrays)
 
 
-def _donatable(program: Program, roots: list[Node]) -> tuple[int, ...]:
-    """Inputs no live handle holds whose aval an output (a root) can reuse."""
-    held = {id(t.node) for t in _snapshot()}
+def _donatable(program: Program, roots: list[Node], live=None) -> tuple[int, ...]:
+    """Inputs no live handle (``live``: the sync's snapshot) holds whose aval an output
+    (a root) can reuse."""
+    held = {id(t.node) for t in (_snapshot() if live is None else live)}
     out_avals: dict = {}
     for root in roots:
         aval = root.aval

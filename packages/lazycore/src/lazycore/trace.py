@@ -25,6 +25,7 @@ _new_node = _new_tensor = object.__new__
 _attrs_hash = attrs_hash
 _EPOCH, _join, _places, _record, _diverge = (cursor.EPOCH, cursor.join, cursor.places,
                                              cursor.record, cursor.diverge)
+_gets, _record_many = cursor.gets, cursor.record_many
 
 
 def call(op, *operands, **attrs):
@@ -67,12 +68,7 @@ def call(op, *operands, **attrs):
     if op.multi_output:
         node = Node(op.name, nodes, frozen, aval)
         _record(node, _places(nodes))
-        gets = []
-        for i, a in enumerate(aval):
-            get = Node("tuple_get", (node,), (("index", i),), a)
-            _record(get, (node.idx - _EPOCH.base,))
-            gets.append(Tensor(get))
-        out = tuple(gets)
+        out = _outputs(node)
     elif nodes:
         name = op.name
         node = _new_node(Node)  # Node(name, nodes, frozen, aval), its hash as there
@@ -126,6 +122,29 @@ def call(op, *operands, **attrs):
     if trace_time[0] >= pending_limit[0]:
         _cut_trace()
     return out
+
+
+def _outputs(node: Node) -> tuple:
+    """One handle per output of a multi-output node: a ``tuple_get`` node each, built
+    inline with the memoized hashes and signatures of ``cursor.gets`` (a sub-program
+    call of a BERT step has ~100 outputs; this is its per-output cost)."""
+    hashes, attrs, sigs = _gets(node)
+    operands = (node,)
+    idx = node.idx
+    new, out = [], []
+    for a, h, at in zip(node.aval, hashes, attrs):  # Node and Tensor.__init__, inline
+        idx += 1
+        get = _new_node(Node)
+        get.op, get.operands, get.attrs, get.aval = "tuple_get", operands, at, a
+        get.value, get.hash, get.idx = None, h, idx
+        new.append(get)
+        t = _new_tensor(Tensor)
+        t.node = get
+        t.seq = _next_seq()
+        _live_add(_ref(t, _discard))
+        out.append(t)
+    _record_many(new, sigs)
+    return tuple(out)
 
 
 def _cut_trace() -> None:
