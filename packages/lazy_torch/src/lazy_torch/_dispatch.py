@@ -118,7 +118,11 @@ def wrap_out(r):
 
 
 def _call_lowering(low, args, kwargs):
-    return low(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+    values = [a._lc if type(a) is LazyTensor and a._kind == FULL and a._cell.writes is None
+              else unwrap(a) for a in args]  # a base tensor's value: no frame
+    if kwargs:
+        return low(*values, **{k: unwrap(v) for k, v in kwargs.items()})
+    return low(*values)
 
 
 # -- resolution -----------------------------------------------------------------------------

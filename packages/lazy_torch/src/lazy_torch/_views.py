@@ -14,8 +14,12 @@ _CACHE: dict = {}
 
 
 def _freeze(v):
-    if isinstance(v, list | tuple):
-        return tuple(_freeze(x) for x in v)
+    kind = type(v)
+    if kind is list or kind is tuple:
+        for x in v:  # sizes and dims (all ints) are the common case: one frame, no genexpr
+            if type(x) is not int:
+                return tuple(_freeze(x) for x in v)
+        return tuple(v)
     if isinstance(v, torch.Tensor):
         raise TypeError("tensor argument")
     return v
