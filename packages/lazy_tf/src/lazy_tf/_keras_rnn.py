@@ -35,8 +35,11 @@ class _Unrolled(Exception):
 
 def _has_dropout(step_function) -> bool:
     """Does the Keras RNN layer the step closes over use (recurrent) dropout?"""
-    for cell in step_function.__closure__ or ():
-        layer = getattr(cell.cell_contents, "cell", None)
+    for cell in getattr(step_function, "__closure__", None) or ():
+        try:
+            layer = getattr(cell.cell_contents, "cell", None)
+        except ValueError:  # an empty closure cell
+            continue
         cells = getattr(layer, "cells", [layer])
         if any(getattr(c, "dropout", 0) or getattr(c, "recurrent_dropout", 0) for c in cells):
             return True
