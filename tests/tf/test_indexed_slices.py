@@ -144,3 +144,16 @@ def test_tf_function_returning_indexed_slices_matches_eager():
     for lazy, eager in zip(_function_results(True), _function_results(False), strict=True):
         for a, b in zip(lazy, eager, strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_same_source_twice_matches_eager():
+    results = []
+    for mod, var in ((ltf, ltf.Variable), (tf, tf.Variable)):
+        w = var(W)
+        with mod.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.gather(w, [1, 1, 2]) ** 2)
+        grads = tape.gradient(loss, [w, w])
+        assert all(isinstance(g, tf.IndexedSlices) for g in grads)
+        results.append([np.asarray(g.values) for g in grads])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

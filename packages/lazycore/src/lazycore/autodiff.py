@@ -175,7 +175,7 @@ def grad(outputs, inputs, output_grads=None, constants=(), rows=False) -> list:
     if output_grads is None:
         output_grads = [None] * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, output_grads, strict=True) if is_inexact(o.dtype)]
-    diff_inputs = [i for i in inputs if is_inexact(i.dtype)]
+    diff_inputs = list({id(i.node): i for i in inputs if is_inexact(i.dtype)}.values())
     if not pairs or not diff_inputs:
         return [None] * len(inputs)
     cts = []
@@ -199,8 +199,8 @@ def grad(outputs, inputs, output_grads=None, constants=(), rows=False) -> list:
     dense = {k: next(got) for k in range(len(wrt_nodes)) if k not in plan}
     for k in sorted(plan):
         dense[k] = _as_rows(plan[k], [next(got) for _ in plan[k]], diff_inputs[k].dtype)
-    by_input = {id(t): dense[k] for k, t in enumerate(diff_inputs)}
-    return [by_input.get(id(i)) for i in inputs]
+    by_node = {id(t.node): dense[k] for k, t in enumerate(diff_inputs)}
+    return [by_node.get(id(i.node)) if is_inexact(i.dtype) else None for i in inputs]
 
 
 def _one(dtype) -> Tensor:
