@@ -68,7 +68,9 @@ def test_densifying_is_lazy_and_needs_no_sync():
     dense = tf.convert_to_tensor(g)
     doubled = tf.cast(g, tf.float64)  # TF's own IndexedSlices, lazy parts
     dense64 = tf.convert_to_tensor(doubled)
+    total, clipped = tf.reduce_sum(g), tf.clip_by_norm(g, 1.0)
     assert ltf.metrics.counters().get("syncs", 0) == before
+    assert ltf.is_lazy(total) and ltf.is_lazy(clipped.values)
     assert ltf.is_lazy(dense) and ltf.is_lazy(dense64) and dense64.dtype == tf.float64
     eager = tf.convert_to_tensor(_gradient(False, "two_gathers"))
     np.testing.assert_allclose(dense.numpy(), eager.numpy(), rtol=1e-6)

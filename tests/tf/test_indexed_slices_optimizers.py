@@ -25,6 +25,8 @@ OPTIMIZERS = {
     "sgd_momentum": lambda: keras.optimizers.SGD(0.1, momentum=0.9),
     "rmsprop": lambda: keras.optimizers.RMSprop(0.01),
     "adagrad": lambda: keras.optimizers.Adagrad(0.1),
+    "adam_clipnorm": lambda: keras.optimizers.Adam(0.05, clipnorm=0.01),
+    "adam_global_clipnorm": lambda: keras.optimizers.Adam(0.05, global_clipnorm=0.01),
 }
 
 
@@ -81,10 +83,12 @@ def test_keras_optimizer_sparse_updates_match_eager(name):
     _assert_close(_loop(True, OPTIMIZERS[name]), _loop(False, OPTIMIZERS[name]))
 
 
-def test_adam_updates_stay_lazy():
-    """Keras's Adam on IndexedSlices: no eager fallback (densifying stays lazy)."""
+@pytest.mark.parametrize("name", ["adam", "adam_clipnorm", "adam_global_clipnorm"])
+def test_adam_updates_stay_lazy(name):
+    """Keras's Adam on IndexedSlices, clipped or not: no eager fallback (densifying,
+    ``tf.clip_by_norm`` and ``tf.reduce_sum`` of IndexedSlices stay lazy)."""
     before = dict(ltf.fallback_counts())
-    _loop(True, OPTIMIZERS["adam"])
+    _loop(True, OPTIMIZERS[name])
     assert ltf.fallback_counts() == before
 
 

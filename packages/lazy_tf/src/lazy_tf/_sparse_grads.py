@@ -5,7 +5,8 @@ Eager TF differentiates a row gather (``tf.gather`` on axis 0, ``embedding_looku
 repeated rows slice by slice. The gather APIs mark their core gather
 (``lazycore.autodiff.mark_rows``); ``ltf.GradientTape`` turns the core's ``Rows``
 into TF's own class. Densifying one with ``tf.convert_to_tensor`` is a lazy segment
-sum; TF's internal conversions accept only eager tensors, so they sync (a fallback).
+sum (so are ``tf.reduce_sum`` and ``tf.clip_by_norm`` of one); TF's internal conversions
+accept only eager tensors, so they sync (a fallback).
 """
 
 from __future__ import annotations
@@ -48,6 +49,22 @@ def _convert(value, dtype=None, dtype_hint=None, name=None):
         return NotImplemented  # TF's own conversion
     out = new(dense(value, dtype))
     return to_tensor(out) if building() else out
+
+
+@tf.experimental.dispatch_for_api(tf.math.reduce_sum, {"input_tensor": tf.IndexedSlices})
+def _reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """Keras's ``global_clipnorm`` sums squared gradients: the dense sum, lazily."""
+    if not is_lazy(input_tensor):
+        return NotImplemented
+    return tf.math.reduce_sum(new(dense(input_tensor)), axis, keepdims)
+
+
+@tf.experimental.dispatch_for_api(tf.clip_by_norm, {"t": tf.IndexedSlices})
+def _clip_by_norm(t, clip_norm, axes=None, name=None):
+    """TF clips the slices as one tensor (Keras's ``clipnorm``), lazily."""
+    if not is_lazy(t):
+        return NotImplemented
+    return tf.IndexedSlices(tf.clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
 
 
 def _internal(value, dtype=None, name=None, as_ref=False):
