@@ -46,40 +46,40 @@ def _has_dropout(step_function) -> bool:
     return False
 
 
-def _scan_rnn(step_function, inputs, initial_states, go_backwards, constants, time_major,
-              return_all_outputs):
+def _scan_rnn(step_function, inputs, initial_states, go_backwards=False, constants=None,
+              time_major=False, return_all_outputs=True, **_):
     from ._capture import LIVE
 
     flat = [x if time_major else tf.transpose(x, [1, 0, *range(2, x.shape.rank)])
             for x in tf.nest.flatten(inputs)]
     flat = [tf.reverse(x, [0]) for x in flat] if go_backwards else flat
-    states = tuple(initial_states)
+    states, traced = tuple(initial_states), {}
     before = {id(v): (v, handle(v).node) for v in LIVE.values()}
-    traced = {}
 
     def body(carry, xs, _):
         x = tf.nest.pack_sequence_as(inputs, [new(t) for t in xs])
         s = tf.nest.pack_sequence_as(states, [new(t) for t in carry])
-        output, new_states = step_function(x, s + tuple(constants or ()))
-        traced["states"] = new_states
+        output, traced["states"] = step_function(x, s + tuple(constants or ()))
         if any(handle(v).node is not node for v, node in before.values()):
             raise _Unrolled("the step writes a variable")
-        return [to_core(t) for t in tf.nest.flatten(new_states)], [to_core(output)]
+        return [to_core(t) for t in tf.nest.flatten(traced["states"])], [to_core(output)]
 
     try:
         finals, (ys,) = scan(body, [to_core(t) for t in tf.nest.flatten(states)],
-                                      [to_core(x) for x in flat])
+                             [to_core(x) for x in flat])
     except Exception as error:
         for v, node in before.values():
             v.__dict__["_h"].node = node
         raise _Unrolled(str(error)) from error
     outputs = wrap(ys)  # recorded by a tape: gradients flow through the loop
-    last = outputs[-1]
-    outputs = outputs if return_all_outputs else outputs[-1:]
+    last, outputs = outputs[-1], outputs if return_all_outputs else outputs[-1:]
     if not time_major:
         outputs = tf.transpose(outputs, [1, 0, *range(2, outputs.shape.rank)])
-    new_states = tf.nest.pack_sequence_as(traced["states"], wrap(finals))
-    return last, outputs, new_states
+    return last, outputs, tf.nest.pack_sequence_as(traced["states"], wrap(finals))
+
+
+_OPTIONS = ("go_backwards", "mask", "constants", "unroll", "input_length", "time_major",
+            "zero_output_for_mask", "return_all_outputs")  # Keras's rnn, after the first 3
 
 
 def install() -> None:
@@ -90,30 +90,22 @@ def install() -> None:
         return
 
     @functools.wraps(current)
-    def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None,
-            constants=None, unroll=False, input_length=None, time_major=False,
-            zero_output_for_mask=False, return_all_outputs=True):
+    def rnn(step_function, inputs, initial_states, *args, **kwargs):
         from .keras import is_enabled
 
-        flat = tf.nest.flatten(inputs)
-        steps = all(x.shape.rank and x.shape[0 if time_major else 1] is not None for x in flat)
-        lazy = is_enabled() or any(isinstance(x, LazyTensor)
-                                   for x in flat + tf.nest.flatten(initial_states))
-        if lazy and steps and not unroll and not building():
+        kwargs.update(zip(_OPTIONS, args))
+        lazy = is_enabled() or any(isinstance(x, LazyTensor) for x in
+                                   tf.nest.flatten(inputs) + tf.nest.flatten(initial_states))
+        if lazy and not kwargs.get("unroll") and not building():  # (static lengths)
             try:
-                if mask is not None or _has_dropout(step_function):
+                if kwargs.get("mask") is not None or _has_dropout(step_function):
                     raise _Unrolled("mask or dropout")
-                out = _scan_rnn(step_function, inputs, initial_states, go_backwards,
-                                constants, time_major, return_all_outputs)
+                out = _scan_rnn(step_function, inputs, initial_states, **kwargs)
                 lc.metrics.inc("keras_rnn_scan")
                 return out
             except _Unrolled:
-                unroll = True
-        return current(step_function, inputs, initial_states, go_backwards=go_backwards,
-                       mask=mask, constants=constants, unroll=unroll,
-                       input_length=input_length, time_major=time_major,
-                       zero_output_for_mask=zero_output_for_mask,
-                       return_all_outputs=return_all_outputs)
+                kwargs["unroll"] = True
+        return current(step_function, inputs, initial_states, **kwargs)
 
     rnn.__lazy_tf__ = rnn.__lazy_tf_scan__ = True
     for name, mod in list(sys.modules.items()):
