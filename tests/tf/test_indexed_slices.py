@@ -159,3 +159,17 @@ def test_same_source_twice_matches_eager():
         results.append([np.asarray(g.values) for g in grads])
     for a, b in zip(*results, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_watched_tensor_gathered_gives_indexed_slices_as_eager():
+    results = []
+    for mod, conv in ((ltf, ltf.convert_to_tensor), (tf, tf.constant)):
+        x = conv(W)
+        with mod.GradientTape() as tape:
+            tape.watch(x)
+            loss = tf.reduce_sum(tf.gather(x, conv([3, 1, 3])) * 3.0)
+        g = tape.gradient(loss, x)
+        assert isinstance(g, tf.IndexedSlices)
+        results.append((np.asarray(g.values), np.asarray(g.indices), np.asarray(g.dense_shape)))
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_array_equal(a, b)
