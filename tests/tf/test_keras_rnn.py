@@ -133,3 +133,24 @@ def test_masks_and_dropout_stay_unrolled(lazy_keras, metrics, case):
     eager_model = _model("lstm", OPTIONS["sequences"], **kwargs)
     ltf.keras.enable()
     _close(lazy_outs, run(eager_model, X))
+
+
+class _NoisyCell(keras.layers.Layer):
+    """A cell drawing fresh noise each step."""
+
+    state_size = 3
+
+    def call(self, x, states, draw=None):
+        noise = draw((2, 3))
+        return noise, [states[0] * 0.0 + noise]
+
+
+@pytest.mark.parametrize("draw", ["tf", "ltf"])
+def test_a_step_that_draws_stays_unrolled(lazy_keras, metrics, draw):
+    """A loop would repeat one draw at every step: the unrolled path draws per step."""
+    fn = tf.random.uniform if draw == "tf" else ltf.random.uniform
+    layer = keras.layers.RNN(_NoisyCell(), return_sequences=True)
+    layer.cell.call = lambda x, states, _call=layer.cell.call: _call(x, states, fn)
+    out = np.asarray(layer(ltf.convert_to_tensor(X)))
+    assert lc.metrics.counters().get("keras_rnn_scan", 0) == 0
+    assert not np.allclose(out[:, 0], out[:, 1])

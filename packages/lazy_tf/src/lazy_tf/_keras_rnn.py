@@ -8,8 +8,9 @@ placeholder slices (``lazycore.loops.scan``): the forward pass is one loop and i
 gradient (JAX's, through the tape's ``vjp``) one reverse loop, as in TF's XLA.
 
 Kept on Keras's unrolled path (``unroll=True``, still lazy): masks, cells with dropout
-(their cached masks would be traced inside the loop), a step that writes a variable,
-or one the scan refuses. Inside a ``tf.function`` graph trace, Keras's own loop.
+(their cached masks would be traced inside the loop), a step that draws random numbers
+or runs a stateful TF op (one draw would serve every step) or writes a variable, or one
+the scan refuses. Inside a ``tf.function`` graph trace, Keras's own loop.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import importlib
 import sys
 
 import tensorflow as tf
+from tensorflow.python.framework import op_callbacks
 
 import lazycore as lc
 from lazycore.loops import scan
@@ -48,29 +50,35 @@ def _has_dropout(step_function) -> bool:
 
 def _scan_rnn(step_function, inputs, initial_states, go_backwards=False, constants=None,
               time_major=False, return_all_outputs=True, **_):
-    from ._capture import LIVE
+    from ._capture import LIVE, _rewind, _stream_counters, _Trace
 
     flat = [x if time_major else tf.transpose(x, [1, 0, *range(2, x.shape.rank)])
             for x in tf.nest.flatten(inputs)]
     flat = [tf.reverse(x, [0]) for x in flat] if go_backwards else flat
     states, traced = tuple(initial_states), {}
     before = {id(v): (v, handle(v).node) for v in LIVE.values()}
+    counters, tr = _stream_counters(), _Trace()  # draws would repeat every step
 
     def body(carry, xs, _):
         x = tf.nest.pack_sequence_as(inputs, [new(t) for t in xs])
         s = tf.nest.pack_sequence_as(states, [new(t) for t in carry])
         output, traced["states"] = step_function(x, s + tuple(constants or ()))
-        if any(handle(v).node is not node for v, node in before.values()):
-            raise _Unrolled("the step writes a variable")
         return [to_core(t) for t in tf.nest.flatten(traced["states"])], [to_core(output)]
 
+    op_callbacks.add_op_callback(tr.eager_op)
     try:
         finals, (ys,) = scan(body, [to_core(t) for t in tf.nest.flatten(states)],
                              [to_core(x) for x in flat])
+        if (tr.stateful or _stream_counters() != counters
+                or any(handle(v).node is not node for v, node in before.values())):
+            raise _Unrolled("the step draws random numbers or writes a variable")
     except Exception as error:
         for v, node in before.values():
             v.__dict__["_h"].node = node
+        _rewind(counters)
         raise _Unrolled(str(error)) from error
+    finally:
+        op_callbacks.remove_op_callback(tr.eager_op)
     outputs = wrap(ys)  # recorded by a tape: gradients flow through the loop
     last, outputs = outputs[-1], outputs if return_all_outputs else outputs[-1:]
     if not time_major:
