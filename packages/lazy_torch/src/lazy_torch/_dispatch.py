@@ -139,7 +139,7 @@ def resolve(func):
     if func.is_view:
         if func.has_kernel_for_dispatch_key(_CIA) and func not in LOWERINGS:
             return lambda f, a, k: f.decompose(*a, **k)
-        return _view
+        return _view_handler(func)
     low = LOWERINGS.get(func)
     if low is not None:
         if _is_inplace(func):
@@ -275,31 +275,38 @@ _SAME_LAYOUT = frozenset({aten.detach.default, aten.alias.default})
 _MATH_VIEWS = {aten._conj.default: (True, False), aten._neg_view.default: (False, True)}
 
 
-def _view(func, args, kwargs):
-    src = args[0]
+def _view_handler(func):
+    """The handler of one view op, with its table lookups done once (a per-op cost)."""
     if func in _SAME_LAYOUT:
-        return alias(src)
+        return lambda f, args, kwargs: alias(args[0])
     math = _MATH_VIEWS.get(func)
     if math is not None:
-        return math_view(src, *math)
-    metas = view_meta(func, src, args[1:], kwargs)
-    if type(metas) is tuple and src._math is None and layout_kind(src._cell, *metas) == FULL:
-        return make_view(src, None, *metas)  # the whole storage: no value to derive
+        return lambda f, args, kwargs: math_view(args[0], *math)
     low = LOWERINGS.get(func)
-    values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
-    if isinstance(metas, list):
+
+    def view(f, args, kwargs):
+        src = args[0]
+        metas = view_meta(func, src, args[1:], kwargs)
+        kind = None
+        if type(metas) is tuple and src._math is None:
+            kind = layout_kind(src._cell, *metas)
+            if kind == FULL:
+                return make_view(src, None, *metas, kind)  # the whole storage: no value
+        values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
+        if isinstance(metas, list):
+            if values is NotImplemented:
+                values = [_gather_view(src, *m) for m in metas]
+            return [_aliasing(src, v, m) for v, m in zip(values, metas, strict=True)]
         if values is NotImplemented:
-            values = [_gather_view(src, *m) for m in metas]
-        return [_aliasing(src, v, m) for v, m in zip(values, metas, strict=True)]
-    if values is NotImplemented:
-        values = _gather_view(src, *metas)
-    return _aliasing(src, values, metas)
+            values = _gather_view(src, *metas)
+        return _aliasing(src, values, metas, kind)
+    return view
 
 
-def _aliasing(src, value, meta):
+def _aliasing(src, value, meta, kind=None):
     if meta is None or (src._math is not None and meta[3] != src.dtype):
         return wrap(value)  # a conj/neg view in another dtype: resolved, as eager's must be
-    return make_view(src, value, *meta)
+    return make_view(src, value, *meta, kind)
 
 
 def _gather_view(src, size, stride, offset, dtype):

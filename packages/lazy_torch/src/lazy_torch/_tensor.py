@@ -182,15 +182,16 @@ def build(value: lc.Tensor, size: torch.Size, dtype: torch.dtype) -> LazyTensor:
 
 
 def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset,
-              dtype: torch.dtype) -> LazyTensor:
+              dtype: torch.dtype, kind: int | None = None) -> LazyTensor:
     """A tensor sharing ``src``'s storage, laid out as (size, stride, offset) in ``dtype``'s
-    items; ``value`` may be None where ``layout_kind`` says FULL (the whole storage)."""
+    items (``kind``: its ``layout_kind`` where the caller has it); ``value`` may be None
+    where that says FULL (the whole storage)."""
     size, stride = tuple(size), tuple(stride)
     cell = src._cell
     t = _make(LazyTensor, size, strides=stride, storage_offset=offset, dtype=dtype, device=DEVICE)
     if src._math is not None:
         t._math = src._math
-    _attach(t, cell, value, size, stride, offset, dtype)
+    _attach(t, cell, value, size, stride, offset, dtype, kind)
     return t
 
 
@@ -256,9 +257,13 @@ def layout_kind(cell: Cell, size: tuple, stride: tuple, offset: int, dtype) -> i
     return kind
 
 
-def _attach(t, cell: Cell, value, size, stride, offset, dtype) -> None:
+def _attach(t, cell: Cell, value, size, stride, offset, dtype, kind=None) -> None:
     t._cell = cell
-    t._kind = kind = layout_kind(cell, size, stride, offset, dtype) if t._math is None else MATH
+    if t._math is not None:
+        kind = MATH
+    elif kind is None:
+        kind = layout_kind(cell, size, stride, offset, dtype)
+    t._kind = kind
     t._lc = cell._value if kind == FULL else value
     t._ver = cell.version
 
