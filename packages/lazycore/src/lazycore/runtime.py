@@ -193,7 +193,8 @@ def _run(targets, full: bool, cause: str, live=None):
         diagnostics.verify_program(program, outputs, site, cause)
     # each output's aval is its root's (the rules and lowerings agree: tests/core checks
     # every op), so no jax.Array shape/dtype queries here
-    results = dict(zip(roots, map(_data_leaf, roots, outputs)))  # nodes hash by identity
+    leaf_hashes = _plan(program, roots)[2]
+    results = dict(zip(roots, map(_data_leaf, roots, outputs, leaf_hashes)))  # by identity
     new_nodes = [results[t.node] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node
@@ -201,9 +202,34 @@ def _run(targets, full: bool, cause: str, live=None):
     return outputs
 
 
-def _data_leaf(root: Node, value) -> Node:
-    aval = root.aval
-    return leaf("data", aval, value, hash(("data", aval)))  # Node.__init__'s leaf hash
+def _data_leaf(root: Node, value, node_hash: int) -> Node:
+    return leaf("data", root.aval, value, node_hash)
+
+
+_PLANS: dict = {}  # program key -> ``_plan``
+
+
+def _plan(program: Program, roots: list[Node]) -> tuple:
+    """What a program's key determines about its inputs and outputs, memoized (hashing
+    an Aval hashes its dtype: ~1 us, hundreds per step): the data inputs an output of
+    the same aval could reuse, as (input index, output aval group) pairs; each group's
+    size; the outputs' data-leaf hashes (``Node.__init__``'s)."""
+    plan = _PLANS.get(program.key)
+    if plan is None:
+        groups: dict = {}
+        sizes: list = []
+        for root in roots:
+            group = groups.setdefault(root.aval, len(groups))
+            if group == len(sizes):
+                sizes.append(0)
+            sizes[group] += 1
+        slots = tuple((i, groups[n.aval]) for i, n in enumerate(program.inputs)
+                      if n.op == "data" and n.aval in groups)
+        if len(_PLANS) >= 256:
+            _PLANS.clear()
+        plan = _PLANS[program.key] = (slots, tuple(sizes),
+                                      [hash(("data", r.aval)) for r in roots])
+    return plan
 
 
 def _alone() -> bool:
@@ -272,15 +298,14 @@ def wait() -> None:
 def _donatable(program: Program, roots: list[Node], live=None) -> tuple[int, ...]:
     """Inputs no live handle (``live``: the sync's snapshot) holds whose aval an output
     (a root) can reuse."""
-    held = {id(t.node) for t in (_snapshot() if live is None else live)}
-    out_avals: dict = {}
-    for root in roots:
-        aval = root.aval
-        out_avals[aval] = out_avals.get(aval, 0) + 1
+    held = {t.node for t in (_snapshot() if live is None else live)}  # nodes: by identity
+    slots, sizes, _ = _plan(program, roots)
+    left = list(sizes)
+    inputs = program.inputs
     donate = []
-    for i, node in enumerate(program.inputs):
-        if node.op == "data" and id(node) not in held and out_avals.get(node.aval, 0) > 0:
-            out_avals[node.aval] -= 1
+    for i, group in slots:
+        if left[group] and inputs[i] not in held:
+            left[group] -= 1
             donate.append(i)
     return tuple(donate)
 
