@@ -21,7 +21,7 @@ import functools
 import importlib
 import sys
 
-from . import _state
+from . import _keras_rnn, _state
 from ._variable import Variable
 
 _STATE = {"enabled": False, "original": None}
@@ -56,7 +56,7 @@ def enable() -> None:
     _STATE["converter"] = _patch_convert_to_tensor()
     _patch_optimizer()
     _make_dispatchable(cls)
-    _patch_rnn()
+    _keras_rnn.install()  # recurrent layers as one loop node
     _patch_trainer()
     _STATE["enabled"] = True
 
@@ -160,37 +160,6 @@ def _captured_steps(model, step_function):
         return outputs
 
     return function
-
-
-def _patch_rnn() -> None:
-    """Keras's TF ``rnn`` runs a ``tf.while_loop`` over TensorArrays, which converts each
-    step's lazy values to eager ones. On lazy inputs, or with lazy Keras variables, and a
-    static number of steps it runs unrolled (Keras's own ``unroll=True`` path): every
-    step is traced. (Inside a ``tf.function`` trace, Keras's own loop.)"""
-    module = importlib.import_module("keras.src.backend.tensorflow.rnn")
-    original = module.rnn
-    if getattr(original, "__lazy_tf__", False):
-        return
-    import tensorflow as tf
-
-    from ._graph import building
-    from ._tensor import LazyTensor
-
-    @functools.wraps(original)
-    def rnn(step_function, inputs, initial_states, *args, **kwargs):
-        flat = tf.nest.flatten(inputs)
-        time_axis = 0 if kwargs.get("time_major", False) else 1
-        lazy = _STATE["enabled"] or any(  # lazy weights make every step lazy too
-            isinstance(x, LazyTensor) for x in flat + tf.nest.flatten(initial_states))
-        if (lazy and not kwargs.get("unroll", False) and not building() and
-                all(x.shape.rank and x.shape[time_axis] is not None for x in flat)):
-            kwargs["unroll"] = True
-        return original(step_function, inputs, initial_states, *args, **kwargs)
-
-    rnn.__lazy_tf__ = True
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("keras") and getattr(mod, "rnn", None) is original:
-            mod.rnn = rnn
 
 
 def _make_dispatchable(cls) -> None:
