@@ -25,6 +25,7 @@ from tensorflow.python.framework import op_callbacks
 import lazycore as lc
 from lazycore.loops import scan
 
+from . import _state
 from ._convert import to_core
 from ._dispatch import wrap
 from ._graph import building
@@ -99,10 +100,8 @@ def install() -> None:
 
     @functools.wraps(current)
     def rnn(step_function, inputs, initial_states, *args, **kwargs):
-        from .keras import is_enabled
-
         kwargs.update(zip(_OPTIONS, args))
-        lazy = is_enabled() or any(isinstance(x, LazyTensor) for x in
+        lazy = _state.keras["enabled"] or any(isinstance(x, LazyTensor) for x in
                                    tf.nest.flatten(inputs) + tf.nest.flatten(initial_states))
         if lazy and not kwargs.get("unroll") and not building():  # (static lengths)
             try:

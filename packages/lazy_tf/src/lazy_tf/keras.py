@@ -24,7 +24,7 @@ import sys
 from . import _keras_rnn, _state
 from ._variable import Variable
 
-_STATE = {"enabled": False, "original": None}
+_STATE = _state.keras
 
 
 def _backend_variable_class():
