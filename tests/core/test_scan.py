@@ -58,3 +58,20 @@ def test_body_must_keep_carry_avals():
         scan(lambda c, x, k: ([x[0]], []), [lc.asarray(np.zeros(3))], [xs])
     with pytest.raises(lc.ShapeError, match="loop length"):
         scan(lambda c, x, k: (c, []), [], [xs, lc.asarray(np.zeros((3, 2)))])
+
+
+def test_body_that_draws_random_numbers_is_refused():
+    """A key made while tracing the body is made once, so every step would repeat one
+    draw: the loop raises rather than returning one value where a Python loop gives many."""
+    gen = lc.random.Generator(0)
+    xs = lc.asarray(np.zeros((4, 2), np.float32))
+
+    def noisy(carry, x, consts):
+        return [lc.ops.add(carry[0], gen.uniform((2,)))], []
+
+    with pytest.raises(lc.ShapeError, match="draws random numbers"):
+        scan(noisy, [lc.asarray(np.zeros(2, np.float32))], [xs])
+    noise = gen.uniform((4, 2))  # drawn outside as a sequence: a different draw per step
+    (last,), _ = scan(lambda c, x, k: ([lc.ops.add(c[0], x[0])], []),
+                      [lc.asarray(np.zeros(2, np.float32))], [noise])
+    np.testing.assert_allclose(lc.to_numpy(last), lc.to_numpy(noise).sum(0), rtol=1e-6)

@@ -9,6 +9,7 @@ from .autodiff import _cut_program
 from .errors import ShapeError
 from .ir import Aval, Frozen
 from .ops.control import scan_op
+from .random import Generator
 from .subprogram import CaptureError, capturing, placeholder
 from .tensor import Tensor
 
@@ -52,11 +53,14 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False):
     holders = ([placeholder(t.aval, "carry") for t in init]
                + [placeholder(Aval(x.shape[1:], x.dtype), "x") for x in xs]
                + [placeholder(c.aval, "const") for c in consts])
-    n_carry, n_x = len(init), len(xs)
+    n_carry, n_x, draws = len(init), len(xs), Generator.draws
     with capturing() as captured:
         new_carry, ys = body(holders[:n_carry], holders[n_carry:n_carry + n_x],
                              holders[n_carry + n_x:])
     new_carry, ys = list(new_carry), list(ys)
+    if Generator.draws != draws:  # its key is made once: every step would repeat one draw
+        raise ShapeError("scan: the body draws random numbers, which one loop node would "
+                         "repeat at every step; draw them outside as a sequence", op="scan")
     if captured.checks:
         raise ShapeError("scan: a body that registers data checks (index bounds) is not "
                          "supported", op="scan")

@@ -15,6 +15,8 @@ from .trace import scalar
 
 
 class Generator:
+    draws = 0  # keys made by every generator: ``loops.scan`` refuses a body that draws
+
     def __init__(self, seed: int = 0):
         self.manual_seed(seed)
 
@@ -27,6 +29,7 @@ class Generator:
         key = ops.rng_key(scalar(self.seed, np.int64, bake=False),
                           scalar(self.counter, np.int64, bake=False))
         self.counter += 1
+        Generator.draws += 1
         return key
 
     def uniform(self, shape, dtype=np.float32, low=0.0, high=1.0) -> Tensor:
