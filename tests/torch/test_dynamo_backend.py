@@ -194,6 +194,22 @@ def test_input_mutation_and_noncontiguous_input(dev):
     _close(g(lazy_view), view.as_strided((2, 2), (1, 2)) + view.sum())
 
 
+def test_dtype_view_and_conj_view_inputs_keep_their_meaning(dev):
+    """An input that is a view in another dtype, or a conj() view, reads its storage
+    reinterpreted / conjugated; re-viewing the storage would drop that silently."""
+    f = torch.compile(lambda v: v * 2 + 1, backend="lazytensor")
+    x = torch.randn(4, 6)
+    _close(f(x.to(dev)[:, :4].view(torch.int16)), x[:, :4].view(torch.int16) * 2 + 1, tol=0)
+    z = torch.randn(3, 4, dtype=torch.complex64)
+    _close(f(z.to(dev).conj()), z.conj() * 2 + 1)
+    w = torch.compile(lambda v: v.add_(1.0), backend="lazytensor")
+    zl = z.to(dev)
+    w(zl.conj())
+    want = z.clone()
+    want.conj().add_(1.0)
+    _close(zl, want)  # the write reached the storage through the conj view
+
+
 def test_dropout_draws_a_new_mask_each_call(dev):
     layer = nn.Dropout(0.5).train()
     compiled = torch.compile(layer, backend="lazytensor")

@@ -32,7 +32,7 @@ import torch
 import lazycore as lc
 
 from .._convert import cpu_to_core
-from .._tensor import FULL, LazyTensor, build, read, wrap
+from .._tensor import FULL, MATH, REINTERPRET, LazyTensor, build, read, wrap
 from ..lowerings.random import GENERATOR
 from . import _report
 
@@ -73,7 +73,8 @@ def _signature(a):
     if type(a) is LazyTensor:
         if a._kind == FULL:
             return (a.dtype, a.shape)
-        return (a.dtype, a.shape, a.stride(), a.storage_offset(), a._cell.value.shape)
+        return (a.dtype, a.shape, a.stride(), a.storage_offset(), a._cell.value.shape,
+                a._kind)
     if isinstance(a, torch.Tensor):
         return ("host", a.dtype, a.shape, a.stride())
     return (type(a), a)
@@ -166,6 +167,9 @@ class _PerCall:
 def _relayout(base: LazyTensor, like: LazyTensor) -> LazyTensor:
     if like._kind == FULL:
         return base
+    if like._kind in (REINTERPRET, MATH):  # as_strided on the storage would drop the dtype
+        # view's reinterpretation or the conj/neg view's transform: run op by op instead
+        raise NotImplementedError("an input that is a dtype view or a conj()/neg view")
     return torch.as_strided(base, like.shape, like.stride(), like.storage_offset())
 
 
