@@ -100,7 +100,7 @@ def install() -> None:
 
     @functools.wraps(current)
     def rnn(step_function, inputs, initial_states, *args, **kwargs):
-        kwargs.update(zip(_OPTIONS, args))
+        kwargs.update(zip(_OPTIONS, args, strict=False))
         lazy = _state.keras["enabled"] or any(isinstance(x, LazyTensor) for x in
                                    tf.nest.flatten(inputs) + tf.nest.flatten(initial_states))
         if lazy and not kwargs.get("unroll") and not building():  # (static lengths)

@@ -194,7 +194,7 @@ def _run(targets, full: bool, cause: str, live=None):
     # each output's aval is its root's (the rules and lowerings agree: tests/core checks
     # every op), so no jax.Array shape/dtype queries here
     leaf_hashes = _plan(program, roots)[2]
-    results = dict(zip(roots, map(_data_leaf, roots, outputs, leaf_hashes)))  # by identity
+    results = dict(zip(roots, map(_data_leaf, roots, outputs, leaf_hashes), strict=True))  # by identity
     new_nodes = [results[t.node] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node

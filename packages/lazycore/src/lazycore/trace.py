@@ -132,7 +132,7 @@ def _outputs(node: Node) -> tuple:
     operands = (node,)
     idx = node.idx
     new, out = [], []
-    for a, h, at in zip(node.aval, hashes, attrs):  # Node and Tensor.__init__, inline
+    for a, h, at in zip(node.aval, hashes, attrs, strict=True):  # Node and Tensor.__init__, inline
         idx += 1
         get = _new_node(Node)
         get.op, get.operands, get.attrs, get.aval = "tuple_get", operands, at, a
