@@ -5,9 +5,25 @@ cache counters are exact; ``tests/core/test_tiers.py`` covers the other tiers, a
 
 import os
 
+import pytest
 from hypothesis import settings
 
 os.environ.setdefault("LAZYCORE_TIER", "compile")  # read when lazycore is imported
 
 settings.register_profile("lazytensor", derandomize=True, database=None, deadline=None)
 settings.load_profile("lazytensor")
+
+
+@pytest.fixture(params=["compile", "interpret"])
+def tier(request):
+    """The test once per execution tier (compiled program, interpreter): both are held to
+    the same eager oracle. Background compiles are waited for before the tier is restored."""
+    import lazycore as lc
+
+    old = lc.settings.tier
+    lc.configure(tier=request.param)
+    try:
+        yield request.param
+    finally:
+        lc.tiers.wait_compiles()
+        lc.configure(tier=old)

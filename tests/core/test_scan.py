@@ -22,18 +22,8 @@ def _reference(xs, w, reverse):
     return h, np.stack(ys)
 
 
-@pytest.fixture(params=["compile", "interpret"])
-def each_tier(request):
-    saved = lc.settings.tier
-    lc.cache.clear()
-    lc.configure(tier=request.param)
-    yield request.param
-    lc.tiers.wait_compiles()
-    lc.configure(tier=saved)
-
-
 @pytest.mark.parametrize("reverse", [False, True])
-def test_scan_matches_a_python_loop(each_tier, reverse):
+def test_scan_matches_a_python_loop(tier, reverse):
     xs = np.arange(12.0).reshape(4, 3)
     w = np.full(3, 0.5)
     (last,), (ys,) = scan(_body, [lc.asarray(np.zeros(3))], [lc.asarray(xs)],

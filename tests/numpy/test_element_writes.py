@@ -15,18 +15,6 @@ from lnp_testing import assert_same
 import lazy_numpy as lnp
 import lazycore as lc
 
-TIERS = [t for t in lc.config.CHOICES.get("tier", ("compile",)) if t != "auto"] or ["compile"]
-
-
-@pytest.fixture(params=TIERS)
-def tier(request):
-    old = lc.settings.tier
-    lc.configure(tier=request.param)
-    try:
-        yield request.param
-    finally:
-        lc.configure(tier=old)
-
 
 def _both(program, *inputs):
     eager = [np.array(x) for x in inputs]

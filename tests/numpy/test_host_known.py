@@ -11,17 +11,7 @@ import pytest
 import lazy_numpy as lnp
 import lazycore as lc
 
-TIERS = [t for t in lc.config.CHOICES.get("tier", ("compile",)) if t != "auto"] or ["compile"]
-
-
-@pytest.fixture(params=TIERS, autouse=True)
-def tier(request):
-    old = lc.settings.tier
-    lc.configure(tier=request.param)
-    try:
-        yield request.param
-    finally:
-        lc.configure(tier=old)
+pytestmark = pytest.mark.usefixtures("tier")  # every test in each tier (tests/conftest.py)
 
 
 def _syncs() -> tuple:

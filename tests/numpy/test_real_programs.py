@@ -24,25 +24,9 @@ if ROOT not in sys.path:
 from benchmarks._real_programs import PROGRAMS  # noqa: E402
 from benchmarks._real_programs.namespace import lazy_numpy_namespace  # noqa: E402
 
-TIERS = [t for t in lc.config.CHOICES.get("tier", ("compile",)) if t != "auto"] or ["compile"]
-
 
 def _module(name):
     return importlib.import_module(f"benchmarks._real_programs.{name}")
-
-
-@pytest.fixture(params=TIERS)
-def tier(request):
-    """Every case in each execution tier the core offers (``settings.tier``)."""
-    if "tier" not in lc.config.CHOICES:
-        yield "compile"
-        return
-    old = lc.settings.tier
-    lc.configure(tier=request.param)
-    try:
-        yield request.param
-    finally:
-        lc.configure(tier=old)
 
 
 def run(mod, inputs, lazy):
