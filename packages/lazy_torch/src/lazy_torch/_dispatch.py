@@ -278,7 +278,7 @@ _MATH_VIEWS = {aten._conj.default: (True, False), aten._neg_view.default: (False
 def _view_handler(func):
     """The handler of one view op, with its table lookups done once (a per-op cost)."""
     if func in _SAME_LAYOUT:
-        return lambda f, args, kwargs: alias(args[0])
+        return lambda f, args, kwargs: alias(args[0], f is aten.detach.default)
     math = _MATH_VIEWS.get(func)
     if math is not None:
         return lambda f, args, kwargs: math_view(args[0], *math)

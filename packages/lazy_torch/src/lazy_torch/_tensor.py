@@ -30,6 +30,8 @@ from ._convert import TO_NP, TO_TORCH, cpu_to_numpy
 
 DEVICE = None  # torch.device("lazy", 0), created by _device.setup() after the rename
 _make = torch.Tensor._make_wrapper_subclass
+_inference_enabled = torch.is_inference_mode_enabled
+_InferenceMode = torch._C._InferenceMode
 
 FULL, RESHAPE, GENERAL, REINTERPRET, MATH = 0, 1, 2, 3, 4
 # REINTERPRET: GENERAL in another dtype; MATH: a conj()/neg view (``_math``) of any layout
@@ -181,6 +183,18 @@ def build(value: lc.Tensor, size: torch.Size, dtype: torch.dtype) -> LazyTensor:
     return t  # _kind FULL and _ver 0: the class's defaults
 
 
+def _make_view(src: LazyTensor, size, inference: bool | None = None, **layout) -> LazyTensor:
+    """The wrapper of a view of ``src``: an inference tensor exactly when ``src`` is one
+    (eager's rule, in and out of ``inference_mode``). A wrapper takes the current mode's
+    kind: a view of an inference tensor let writes past eager's "Inplace update to
+    inference tensor" check, and a normal tensor's view made in the mode failed."""
+    inference = src.is_inference() if inference is None else inference
+    if inference == _inference_enabled():
+        return _make(LazyTensor, size, device=DEVICE, **layout)
+    with _InferenceMode(inference):
+        return _make(LazyTensor, size, device=DEVICE, **layout)
+
+
 def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset,
               dtype: torch.dtype, kind: int | None = None) -> LazyTensor:
     """A tensor sharing ``src``'s storage, laid out as (size, stride, offset) in ``dtype``'s
@@ -188,17 +202,20 @@ def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset,
     where that says FULL (the whole storage)."""
     size, stride = tuple(size), tuple(stride)
     cell = src._cell
-    t = _make(LazyTensor, size, strides=stride, storage_offset=offset, dtype=dtype, device=DEVICE)
+    t = _make_view(src, size, strides=stride, storage_offset=offset, dtype=dtype)
     if src._math is not None:
         t._math = src._math
     _attach(t, cell, value, size, stride, offset, dtype, kind)
     return t
 
 
-def alias(src: LazyTensor) -> LazyTensor:
-    """A view with ``src``'s own layout (``detach``, ``alias``): nothing to re-derive."""
-    t = _make(LazyTensor, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
-              dtype=src.dtype, device=DEVICE)
+def alias(src: LazyTensor, detach: bool = False) -> LazyTensor:
+    """A view with ``src``'s own layout (``detach``, ``alias``): nothing to re-derive.
+    Eager's ``detach`` of an inference tensor outside ``inference_mode`` is writable
+    (it keeps a version counter): here a normal tensor, the only writable wrapper."""
+    normal = detach and not _inference_enabled()
+    t = _make_view(src, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
+                   dtype=src.dtype, inference=False if normal else None)
     t._lc = read(src)
     t._cell = cell = src._cell
     t._kind = src._kind
@@ -213,8 +230,8 @@ def math_view(src: LazyTensor, conj: bool, neg: bool) -> LazyTensor:
     write); the bits stay clear, so no PyTorch fallback transforms them twice."""
     c, n = src._math or (False, False)
     math = (c != conj, n != neg)
-    t = _make(LazyTensor, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
-              dtype=src.dtype, device=DEVICE)
+    t = _make_view(src, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
+                   dtype=src.dtype)
     t._math = math if any(math) else None
     _attach(t, src._cell, apply_math(read(src), (conj, neg)), tuple(src.shape),
             src.stride(), src.storage_offset(), src.dtype)
