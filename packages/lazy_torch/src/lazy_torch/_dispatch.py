@@ -37,6 +37,7 @@ from .lowerings.foreach import foreach, is_foreach
 from .lowerings.special import SPECIAL
 
 aten = torch.ops.aten
+_inference_enabled = torch.is_inference_mode_enabled
 _HANDLERS: dict = {}
 _INPLACE_TAG = torch.Tag.inplace
 _INPLACE_VIEW_TAG = torch.Tag.inplace_view
@@ -283,15 +284,17 @@ def _view_handler(func):
     if math is not None:
         return lambda f, args, kwargs: math_view(args[0], *math)
     low = LOWERINGS.get(func)
+    own_kind = func is aten.view.dtype  # eager's is the current mode's kind, not src's
 
     def view(f, args, kwargs):
         src = args[0]
         metas = view_meta(func, src, args[1:], kwargs)
         kind = None
+        inference = _inference_enabled() if own_kind else None
         if type(metas) is tuple and src._math is None:
             kind = layout_kind(src._cell, *metas)
             if kind == FULL:
-                return make_view(src, None, *metas, kind)  # the whole storage: no value
+                return make_view(src, None, *metas, kind, inference)  # the whole storage
         values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
         if isinstance(metas, list):
             if values is NotImplemented:
@@ -299,14 +302,14 @@ def _view_handler(func):
             return [_aliasing(src, v, m) for v, m in zip(values, metas, strict=True)]
         if values is NotImplemented:
             values = _gather_view(src, *metas)
-        return _aliasing(src, values, metas, kind)
+        return _aliasing(src, values, metas, kind, inference)
     return view
 
 
-def _aliasing(src, value, meta, kind=None):
+def _aliasing(src, value, meta, kind=None, inference=None):
     if meta is None or (src._math is not None and meta[3] != src.dtype):
         return wrap(value)  # a conj/neg view in another dtype: resolved, as eager's must be
-    return make_view(src, value, *meta, kind)
+    return make_view(src, value, *meta, kind, inference)
 
 
 def _gather_view(src, size, stride, offset, dtype):

@@ -196,13 +196,13 @@ def _make_view(src: LazyTensor, size, inference: bool | None = None, **layout) -
 
 
 def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset,
-              dtype: torch.dtype, kind: int | None = None) -> LazyTensor:
+              dtype: torch.dtype, kind: int | None = None, inference=None) -> LazyTensor:
     """A tensor sharing ``src``'s storage, laid out as (size, stride, offset) in ``dtype``'s
     items (``kind``: its ``layout_kind`` where the caller has it); ``value`` may be None
     where that says FULL (the whole storage)."""
     size, stride = tuple(size), tuple(stride)
     cell = src._cell
-    t = _make_view(src, size, strides=stride, storage_offset=offset, dtype=dtype)
+    t = _make_view(src, size, inference, strides=stride, storage_offset=offset, dtype=dtype)
     if src._math is not None:
         t._math = src._math
     _attach(t, cell, value, size, stride, offset, dtype, kind)
