@@ -29,9 +29,14 @@ def _einsum(equation, *inputs, **kwargs):
 
 def global_norm_of(values: list):
     """``sqrt(2 * sum(l2_loss(v)))`` over the non-None values (TF's formula)."""
-    half = [tf.nn.l2_loss(v) for v in values if v is not None]
+    half = [tf.nn.l2_loss(_values(v)) for v in values if v is not None]
     total = tf.reduce_sum(tf.stack(half))
     return tf.sqrt(total * tf.constant(2.0, dtype=total.dtype))
+
+
+def _values(t):
+    """TF's global norm and clipping use an IndexedSlices' slices, never densified."""
+    return t.values if isinstance(t, tf.IndexedSlices) else t
 
 
 def _sequence(t_list, what: str) -> list:
@@ -53,8 +58,9 @@ def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     one = tf.constant(1.0, dtype=use_norm.dtype)
     scale = clip_norm * tf.minimum(1.0 / use_norm, one / clip_norm)
     scale = scale + (use_norm - use_norm)  # NaN when the norm is inf or NaN, as in TF
-    clipped = [None if t is None else t * tf.cast(scale, t.dtype) for t in values]
-    return clipped, use_norm
+    clipped = [None if t is None else _values(t) * tf.cast(scale, t.dtype) for t in values]
+    return [tf.IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, tf.IndexedSlices)
+            else c for c, t in zip(clipped, values, strict=True)], use_norm
 
 
 @api("clip_by_norm", "sum, sqrt, where, div (TF's composition)", tensors=("t",))

@@ -385,8 +385,9 @@ api("math.cumulative_logsumexp", "cumlogsumexp", tensors=("x",))(
 
 
 @api("math.add_n", "add", lists=("inputs",))
-def _add_n(inputs, name=None):
-    ts = same_dtype(*inputs)
+def _add_n(inputs, name=None):  # IndexedSlices are densified (lazily: a segment sum)
+    ts = same_dtype(*[tf.convert_to_tensor(t) if isinstance(t, tf.IndexedSlices) else t
+                      for t in inputs])
     if any(t.shape != ts[0].shape for t in ts):
         raise lc.ShapeError("add_n: all inputs must have the same shape")
     out = ts[0]

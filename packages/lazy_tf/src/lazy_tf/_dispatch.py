@@ -156,13 +156,16 @@ def _target(entry: Entry | None, api):
             args, kwargs = _tensor_like_values(args, kwargs)
             if not _has_lazy(args, kwargs):
                 return api(*args, **kwargs)
+        elif entry is not None and entry.lists and not _has_lazy(args, kwargs):
+            return NotImplemented  # eager IndexedSlices in a list: TF's own function
         return call(entry, api, args, kwargs)
     target.__name__ = f"lazy_{(entry.name if entry else name_of(api)).replace('.', '_')}"
     return target
 
 
+# IndexedSlices (tape gradients) too: ``add_n`` and the global-norm APIs take them in lists
 _LIST = typing.List[typing.Union[LazyTensor, tf.Tensor, tf.Variable,  # noqa: UP006, UP007
-                                 tf.__internal__.types.Tensor, float, int, None]]
+                                 tf.__internal__.types.Tensor, tf.IndexedSlices, float, int, None]]
 
 
 _ELEMENTWISE = {"unary": tf_dispatch.unary_elementwise_apis,
@@ -221,7 +224,8 @@ def add_tensor_like(cls, value_of) -> None:
     _UNWRAPPERS.clear()
     one = typing.Union[LazyTensor, cls]  # noqa: UP007
     many = typing.List[typing.Union[LazyTensor, cls, tf.Tensor, tf.Variable,  # noqa: UP006, UP007
-                                    tf.__internal__.types.Tensor, float, int, None]]
+                                    tf.__internal__.types.Tensor, tf.IndexedSlices, float, int,
+                                    None]]
     for entry, api, target in _API_TARGETS:
         tensors = entry.tensors or _first_params(api, 2)
         tf.experimental.unregister_dispatch_for(target)
@@ -230,7 +234,9 @@ def add_tensor_like(cls, value_of) -> None:
 
 
 def _has_lazy(args, kwargs) -> bool:
-    return any(isinstance(v, LazyTensor) for v in tf.nest.flatten((args, kwargs)))
+    return any(isinstance(v, LazyTensor) or isinstance(v, tf.IndexedSlices) and (
+        isinstance(v.values, LazyTensor) or isinstance(v.indices, LazyTensor))
+        for v in tf.nest.flatten((args, kwargs)))
 
 
 def _install_patch(entry: Entry, original) -> None:

@@ -86,8 +86,13 @@ def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
     return _eager_from_host(observe(x, f"fallback:{api}" if fallback else "convert"))
 
 
+def _parts(v) -> tuple:
+    """An IndexedSlices' parts (a tape gradient's are lazy), else the value itself."""
+    return (v.values, v.indices, v.dense_shape) if isinstance(v, tf.IndexedSlices) else (v,)
+
+
 def _lazy_leaves(tree) -> list:
-    return [v for v in tf.nest.flatten(tree) if isinstance(v, LazyTensor)]
+    return [p for v in tf.nest.flatten(tree) for p in _parts(v) if isinstance(p, LazyTensor)]
 
 
 def wrap_result(result):
@@ -109,8 +114,12 @@ def run_eager(name: str, api, args, kwargs, *, count: bool = True):
     hosts = lc.to_numpy_many([handle(v) if v.__class__ is LazyTensor else v._read()
                               for v in leaves], cause=f"fallback:{name}")
     eager = {id(v): _eager_from_host(h) for v, h in zip(leaves, hosts, strict=True)}
-    e_args, e_kwargs = tf.nest.map_structure(
-        lambda v: eager[id(v)] if isinstance(v, LazyTensor) else v, (args, kwargs))
+
+    def one(v):
+        if isinstance(v, tf.IndexedSlices):
+            return tf.IndexedSlices(*[eager.get(id(p), p) for p in _parts(v)])
+        return eager[id(v)] if isinstance(v, LazyTensor) else v
+    e_args, e_kwargs = tf.nest.map_structure(one, (args, kwargs))
     result = api(*e_args, **e_kwargs)
     if count:
         lc.metrics.inc("fallbacks")
