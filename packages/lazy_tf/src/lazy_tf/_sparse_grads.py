@@ -68,7 +68,7 @@ def _clip_by_norm(t, clip_norm, axes=None, name=None):
 
 
 def _internal(value, dtype=None, name=None, as_ref=False):
-    """TF's internal conversions (``add_n``'s kernel, ...) need an eager tensor."""
+    """TF's internal conversions (a generated op's inputs) need an eager tensor."""
     if not is_lazy(value):
         return NotImplemented
     from ._fallback import to_eager
