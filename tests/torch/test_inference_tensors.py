@@ -127,3 +127,13 @@ def test_matches_eager(name, dev):
     eager = _outcome(CASES[name], "cpu")
     lazy = _outcome(CASES[name], dev)
     assert lazy == eager
+
+
+@pytest.mark.parametrize("target_inference", [True, False])
+def test_data_swap_between_kinds_raises_clearly(target_inference, dev):
+    """Eager swaps them (``dense`` CPU tensors); a lazy wrapper's kind is fixed: not silent."""
+    inference, normal = _inference(dev, 3), torch.zeros(3, device=dev)
+    target, new = (inference, normal) if target_inference else (normal, inference)
+    with pytest.raises(NotImplementedError, match="inference tensor and a normal tensor"):
+        target.data = new
+    assert target.cpu().tolist() == ([0.0, 1.0, 2.0] if target_inference else [0.0] * 3)

@@ -99,7 +99,11 @@ class LazyTensor(torch.Tensor):
         """``param.data = other`` (what ``nn.Module._apply`` does for ``.half()``,
         ``.double()``, ``.to(dtype)`` when module params are not swapped): the metadata
         changes in C++, and the storage model must follow, or the tensor would report
-        the new dtype over the old values."""
+        the new dtype over the old values. Eager swaps an inference tensor's data with a
+        normal one's; a wrapper's kind is fixed at creation: a clear error here."""
+        if isinstance(new, LazyTensor) and new.is_inference() != self.is_inference():
+            raise NotImplementedError("lazy_torch: `t.data = other` between an inference "
+                                      "tensor and a normal tensor is not supported")
         _DATA.__set__(self, new)
         if isinstance(new, LazyTensor):
             self._cell, self._lc, self._kind, self._ver = new._cell, new._lc, new._kind, new._ver
