@@ -128,11 +128,11 @@ def test_budgets_and_report(repo):
 # Measured at this commit: lazycore 25 / 3 (47 / 40 before callsite.py, listing.py,
 # loops.py, leaks.select_op_call and the composite lifts; 48 / 45 before configure()
 # moved up out of config.py and mark_sharding/sharding_of out of sharding.py),
-# lazy_numpy 13 / 11, lazy_tf 15 / 33, lazy_torch 0 / 0 (6 modules before the CPU
-# fallback moved below the dispatcher and pickling went through copyreg); lazy_tf
-# rounded up a little for work in flight.
+# lazy_numpy 13 / 10, lazy_tf 16 / 28 (_sparse_grads joined the tape's cycle), lazy_torch
+# 0 / 0 (6 modules before the CPU fallback moved below the dispatcher and pickling went
+# through copyreg).
 MAX_MODULES_IN_CYCLES = {"lazycore": 25, "lazy_numpy": 13, "lazy_tf": 16, "lazy_torch": 0}
-MAX_DODGING = {"lazycore": 3, "lazy_numpy": 11, "lazy_tf": 36, "lazy_torch": 0}
+MAX_DODGING = {"lazycore": 3, "lazy_numpy": 10, "lazy_tf": 28, "lazy_torch": 0}
 # Late-binding patches: 6 when this was measured (trace.py's OpDef.__call__, three
 # __lazycore_tensor__ assignments, two in lazy_torch). The two left are lazy_torch's
 # _tensor._dispatch (the tensor class and its dispatcher are one knot) and _tensor.DEVICE
