@@ -40,13 +40,14 @@ def _step(keys, x):
 
 def test_empty_literal_cache_grows_under_the_backend(dev):
     x = torch.randn(1, 2, 1, 4)
+    uncaptured = lc.metrics.counters().get("dynamo_uncaptured", 0)  # earlier tests' too
     want_keys, want = _decode(_step, None, x, 4)
     compiled = torch.compile(_step, backend="lazytensor")
     got_keys, got = _decode(compiled, None, x.to(dev), 4)
     torch.testing.assert_close(got_keys.cpu(), want_keys, rtol=1e-5, atol=1e-5)
     for g, w in zip(got, want, strict=True):
         torch.testing.assert_close(g.cpu(), w, rtol=1e-5, atol=1e-5)
-    assert lc.metrics.counters().get("dynamo_uncaptured", 0) == 0
+    assert lc.metrics.counters().get("dynamo_uncaptured", 0) == uncaptured
 
 
 def test_gpt2_generate_tokens_equal_eager(dev):
@@ -58,6 +59,7 @@ def test_gpt2_generate_tokens_equal_eager(dev):
     model = tr.GPT2LMHeadModel(config).eval()
     prompt = torch.randint(0, 50, (1, 4), generator=torch.Generator().manual_seed(1))
     kwargs = {"max_new_tokens": 4, "min_new_tokens": 4, "do_sample": False, "pad_token_id": 0}
+    before = lc.metrics.counters()
     with torch.no_grad():
         want = model.generate(prompt, **kwargs)
         model.to(dev)
@@ -65,5 +67,5 @@ def test_gpt2_generate_tokens_equal_eager(dev):
         got = model.generate(prompt.to(dev), **kwargs)
     assert torch.equal(got.cpu(), want)
     counters = lc.metrics.counters()
-    assert counters["dynamo_captures"] >= 1
-    assert counters.get("dynamo_uncaptured", 0) == 0
+    assert counters["dynamo_captures"] > before.get("dynamo_captures", 0)
+    assert counters.get("dynamo_uncaptured", 0) == before.get("dynamo_uncaptured", 0)

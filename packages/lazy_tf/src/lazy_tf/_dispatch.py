@@ -153,8 +153,13 @@ def _same(v):
 def _target(entry: Entry | None, api):
     def target(*args, **kwargs):
         if TENSOR_LIKES:  # Keras variables (lazy_tf.keras) stand for their values
+            given = tf.nest.flatten((args, kwargs))
             args, kwargs = _tensor_like_values(args, kwargs)
             if not _has_lazy(args, kwargs):
+                if all(a is b for a, b in zip(given, tf.nest.flatten((args, kwargs)),
+                                              strict=True)):
+                    return NotImplemented  # nothing to unwrap (eager IndexedSlices in a
+                    # list would come back here): TF's own function
                 return api(*args, **kwargs)
         elif entry is not None and entry.lists and not _has_lazy(args, kwargs):
             return NotImplemented  # eager IndexedSlices in a list: TF's own function
