@@ -5,12 +5,28 @@ import numpy as np
 import pytest
 
 import lazycore as lc
+from lazycore import cursor, runtime
 
 
 @pytest.fixture(autouse=True)
 def _fresh_metrics():
     lc.metrics.reset()
     yield
+
+
+@pytest.fixture
+def walks(monkeypatch):
+    """Counts syncs that walked (``linearize``) instead of taking a recorded program."""
+    count = [0]
+    real = runtime.linearize
+
+    def counting(roots):
+        count[0] += 1
+        return real(roots)
+
+    monkeypatch.setattr(runtime, "linearize", counting)
+    cursor.reset()
+    return count
 
 
 @pytest.fixture

@@ -14,21 +14,6 @@ from lazycore import cursor, runtime, tiers
 from lazycore.lowering import _walk
 
 
-@pytest.fixture
-def walks(monkeypatch):
-    """Counts syncs that walked (``linearize``) instead of taking a recorded program."""
-    count = [0]
-    real = runtime.linearize
-
-    def counting(roots):
-        count[0] += 1
-        return real(roots)
-
-    monkeypatch.setattr(runtime, "linearize", counting)
-    cursor.reset()
-    return count
-
-
 def _data(*values):
     return [lc.asarray(np.asarray(v, np.float32)) for v in values]
 

@@ -11,23 +11,8 @@ import numpy as np
 import pytest
 
 import lazycore as lc
-from lazycore import cursor, runtime
+from lazycore import cursor
 from lazycore.ir import Node
-
-
-@pytest.fixture
-def walks(monkeypatch):
-    """Counts syncs that walked (``linearize``) instead of taking a recorded program."""
-    count = [0]
-    real = runtime.linearize
-
-    def counting(roots):
-        count[0] += 1
-        return real(roots)
-
-    monkeypatch.setattr(runtime, "linearize", counting)
-    cursor.reset()
-    return count
 
 
 def _capture(fn, *avals):
