@@ -16,64 +16,116 @@ import numpy as np
 from . import ops
 from .dtypes import is_inexact
 from .ir import LEAF_OPS, Frozen, Node
-from .ops.registry import defop, interpret
+from .ops.registry import OPS, defop, interpret
 from .tensor import Tensor
 
 
-def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozenset()):
+def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozenset(),
+                 reuse: bool = False):
     """Instructions for the interior between ``wrt`` (cut points) and ``outputs``.
+    ``reuse``: a ``scan`` inside becomes ``scan_saved``, reading the loop's results as
+    leaves (``_saved_refs``) instead of running the loop again.
 
     Returns (instructions, leaf operands, reached wrt mask, output positions)."""
     wrt_pos = {id(n): i for i, n in enumerate(wrt)}
-    position: dict[int, int] = {}
+    position: dict[int, int] = {}  # argument ref, or -1 - place in the interior
     leaves: list[Node] = []
     interior: list[Node] = []
     reached = [False] * len(wrt)
-    order: list[Node] = []
     for root in outputs:
         stack = [root]
         while stack:
             node = stack[-1]
-            if id(node) in position:
-                stack.pop()
-                continue
-            if id(node) in wrt_pos:
-                reached[wrt_pos[id(node)]] = True
-                position[id(node)] = ("wrt", wrt_pos[id(node)])
-                stack.pop()
-                continue
-            if node.op in LEAF_OPS or id(node) in stop:
-                position[id(node)] = ("leaf", len(leaves))
+            key = id(node)
+            if key in wrt_pos:
+                reached[wrt_pos[key]] = True
+                position[key] = wrt_pos[key]
+            elif key not in position and (node.op in LEAF_OPS or key in stop):
+                position[key] = len(wrt) + len(leaves)
                 leaves.append(node)
-                stack.pop()
-                continue
-            pending = [o for o in node.operands if id(o) not in position]
-            if pending:
-                stack.extend(reversed(pending))
-                continue
+            elif key not in position:
+                pending = [o for o in node.operands if id(o) not in position]
+                if pending:
+                    stack.extend(reversed(pending))
+                    continue
+                position[key] = -1 - len(interior)
+                interior.append(node)
             stack.pop()
-            position[id(node)] = ("node", len(interior))
-            interior.append(node)
-            order.append(node)
-    n_wrt = len(wrt)
+    saved = _saved_refs(interior, position, leaves, len(wrt)) if reuse else {}
+    n_args = len(wrt) + len(leaves)
 
-    def flat(p):
-        kind, i = p
-        return i if kind == "wrt" else n_wrt + i if kind == "leaf" else None
+    def ref(node):
+        p = position[id(node)]
+        return p if p >= 0 else n_args - 1 - p
 
-    n_args = n_wrt + len(leaves)
-    instructions = []
+    instructions = [(("scan_saved", n.attrs + (("saved", saved[id(n)]),)) if id(n) in saved
+                     else (n.op, n.attrs)) + (tuple(ref(o) for o in n.operands),)
+                    for n in interior]
+    return Frozen(instructions), leaves, reached, tuple(ref(r) for r in outputs)
+
+
+def _saved_refs(interior, position, leaves, n_wrt) -> dict:
+    """id(scan node) -> one argument ref per output (-1: unused) for each scan in the
+    interior whose trail ``loops.scan`` recorded: its used outputs and its trail join
+    the leaves, so the vjp reads the forward loop's results."""
+    from .loops import TRAILS
+
+    found: dict = {}
     for node in interior:
-        refs = []
-        for o in node.operands:
-            kind, i = position[id(o)]
-            refs.append(n_args + i if kind == "node" else flat((kind, i)))
-        instructions.append((node.op, node.attrs, tuple(refs)))
-    outs = []
-    for r in outputs:
-        kind, i = position[id(r)]
-        outs.append(n_args + i if kind == "node" else flat((kind, i)))
-    return Frozen(instructions), leaves, reached, tuple(outs)
+        scan = node.operands[0] if node in TRAILS else None  # its keys: scan outputs
+        if scan is not None and position[id(scan)] < 0:
+            if id(scan) not in found:
+                trail = TRAILS[node]
+                start = n_wrt + len(leaves)
+                found[id(scan)] = ([-1] * (len(scan.aval) - len(trail))
+                                   + list(range(start, start + len(trail))))
+                leaves.extend(trail)
+            found[id(scan)][node.attrs[0][1]] = n_wrt + len(leaves)
+            leaves.append(node)
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def _saved_scan(ins, outs, spec):
+    """A scan whose results are ``outs`` (its forward loop's, zeros where unused), with
+    a backward that is one reverse loop: each step re-runs the body once from the trail
+    (the carry before that step, the last outputs) under ``jax.vjp``."""
+    import jax
+    import jax.numpy as jnp
+
+    program, outputs, n_carry, n_x, _, length, reverse, out_avals = spec
+    n_in, n_vis = len(ins), len(out_avals) - n_carry
+    diff = [k for k, v in enumerate(ins) if jnp.issubdtype(v.dtype, jnp.inexact)]
+    d_carry, d_x = [k for k in diff if k < n_carry], [k for k in diff if n_carry <= k < n_carry + n_x]
+    d_rest = [k for k in diff if k >= n_carry + n_x]
+    d_y = [k for k in range(n_carry, n_vis) if jnp.issubdtype(out_avals[k].dtype, jnp.inexact)]
+    run = jax.custom_vjp(lambda *args: args[n_in:])
+
+    def bwd(args, cts):
+        def body(acc, step):
+            carry_t, x_t, ct_y, ct_trail = step
+            now = list(carry_t) + list(x_t) + list(args[n_carry + n_x:n_in])
+
+            def f(*d):
+                full = dict(enumerate(now)) | dict(zip(diff, d, strict=True))
+                out = interpret(program, tuple(full[k] for k in range(n_in)), outputs)
+                return tuple(out[k] for k in d_carry + d_y)
+
+            got = dict(zip(diff, jax.vjp(f, *[now[k] for k in diff])[1](acc[0] + ct_y),
+                           strict=True))
+            return ((tuple(got[k] + t for k, t in zip(d_carry, ct_trail, strict=True)),
+                     tuple(a + got[k] for a, k in zip(acc[1], d_rest, strict=True))),
+                    tuple(got[k] for k in d_x))
+
+        acc = (tuple(cts[k] for k in d_carry), tuple(jnp.zeros_like(args[k]) for k in d_rest))
+        steps = (args[n_in + n_vis:], args[n_carry:n_carry + n_x], tuple(cts[k] for k in d_y),
+                 tuple(cts[n_vis + k] for k in d_carry))
+        (ct_init, ct_rest), ct_xs = jax.lax.scan(body, acc, steps, length=length,
+                                                 reverse=not reverse)
+        got = dict(zip(d_carry + d_x + d_rest, ct_init + ct_xs + ct_rest, strict=True))
+        return tuple(got.get(k) for k in range(n_in)) + (None,) * len(outs)
+
+    run.defvjp(lambda *args: (args[n_in:], args), bwd)
+    return run(*ins, *outs)
 
 
 def _vjp_rule(*avals, program, n_wrt, n_leaves, outputs):
@@ -87,8 +139,17 @@ def _vjp_lower(*args, program, n_wrt, n_leaves, outputs):
     leaves = args[n_wrt:n_wrt + n_leaves]
     cotangents = args[n_wrt + n_leaves:]
 
-    def f(*w):
-        return interpret(program, tuple(w) + tuple(leaves), outputs)
+    def f(*w):  # ``interpret``, with ``scan_saved`` (``_cut_program``'s reuse) understood
+        env = list(w) + list(leaves)
+        for op, attrs, refs in program:
+            at = dict(attrs)
+            if op == "scan_saved":
+                outs = [env[r] if r >= 0 else jax.numpy.zeros(a.shape, a.dtype)
+                        for r, a in zip(at.pop("saved"), at["spec"][-1], strict=True)]
+                env.append(_saved_scan([env[r] for r in refs], outs, **at))
+            else:
+                env.append(OPS[op].lower(*[env[r] for r in refs], **at))
+        return tuple(env[o] for o in outputs)
 
     _, pullback = jax.vjp(f, *wrt)
     return tuple(pullback(tuple(cotangents)))
@@ -189,7 +250,7 @@ def grad(outputs, inputs, output_grads=None, constants=(), rows=False) -> list:
     plan = _row_uses(roots, wrt_nodes, stop) if rows and _ROWS else {}
     wrt = [n for k, n in enumerate(wrt_nodes) if k not in plan]
     wrt += [g for k in sorted(plan) for g in plan[k]]
-    program, leaves, reached, outs = _cut_program(roots, wrt, stop)
+    program, leaves, reached, outs = _cut_program(roots, wrt, stop, reuse=True)
     if not any(reached):
         return [None] * len(inputs)
     leaf_tensors = [Tensor(n) for n in leaves]

@@ -5,6 +5,8 @@ autodiff cut, while the op itself stays with the other ops below them."""
 
 from __future__ import annotations
 
+import weakref
+
 from .autodiff import _cut_program
 from .errors import ShapeError
 from .ir import Aval, Frozen
@@ -12,6 +14,13 @@ from .ops.control import scan_op
 from .random import Generator
 from .subprogram import CaptureError, capturing, placeholder
 from .tensor import Tensor
+
+
+# a visible output's tuple_get node -> the scan's trail gets (the carry before each
+# step, stacked): ``autodiff.grad`` runs the loop's backward from them instead of
+# running the forward loop again. Keyed by the visible outputs (the trail refers to
+# the scan node, never to them), so an entry lives as long as the loop's results.
+TRAILS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _outside(roots, holders) -> frozenset:
@@ -72,7 +81,7 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False):
             raise ShapeError(f"scan: the body changed a carry from {a.aval} to {b.aval}",
                              op="scan")
     in_nodes = [h.node for h in holders]
-    out_nodes = [t.node for t in new_carry + ys]
+    out_nodes = [t.node for t in new_carry + ys + holders[:n_carry]]  # + the trail
     program, leaves, _, outs = _cut_program(out_nodes, in_nodes, _outside(out_nodes, in_nodes))
     for leaf in leaves:
         if leaf.op == "failed" and not isinstance(leaf.value, CaptureError):  # an
@@ -80,8 +89,12 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False):
             raise ShapeError(f"scan: the body depends on a value that failed: {leaf.value}",
                              op="scan")
     out_avals = (tuple(t.aval for t in new_carry)
-                 + tuple(Aval((length,) + t.shape, t.dtype) for t in ys))
+                 + tuple(Aval((length,) + t.shape, t.dtype) for t in ys + init))
     spec = Frozen((program, outs, n_carry, n_x, len(consts) + len(leaves), length, reverse,
                    out_avals))
     values = scan_op(*init, *xs, *consts, *[Tensor(n) for n in leaves], spec=spec)
+    end = len(values) - n_carry
+    values, trail = values[:end], tuple(t.node for t in values[end:])
+    for v in values:
+        TRAILS[v.node] = trail
     return list(values[:n_carry]), list(values[n_carry:])
