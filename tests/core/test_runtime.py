@@ -1,5 +1,6 @@
 """Runtime behaviour: compile once, parameters, dead values, async, donation, fallback."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -299,3 +300,35 @@ def test_a_computed_value_read_by_overlapping_slices_is_materialized_once():
     host = np.arange(64, dtype=np.float32).reshape(8, 8) * 2
     want = host[0:6, 0:6] + host[0:6, 2:8] + host[2:8, 0:6] + host[2:8, 2:8]
     np.testing.assert_array_equal(lc.to_numpy(stencil), want)
+
+
+@pytest.mark.parametrize("env, expected", [
+    # lazycore's setting picks JAX's CPU dispatch at import; configure() changes it while
+    # JAX's CPU client does not exist, and raises (the setting kept) once it does
+    ({"LAZYCORE_CPU_DISPATCH": "sync"}, "False True 1 [2.0, 2.0] RuntimeError async"),
+    # a choice made through JAX's own environment variable is kept at import
+    ({"LAZYCORE_CPU_DISPATCH": "sync", "JAX_CPU_ENABLE_ASYNC_DISPATCH": "true"},
+     "True False 1 [2.0, 2.0] RuntimeError sync"),
+])
+def test_cpu_dispatch_setting(env, expected):
+    script = textwrap.dedent("""
+        import numpy as np, lazycore as lc
+        from jax._src import xla_bridge
+        flag = xla_bridge._CPU_ENABLE_ASYNC_DISPATCH.value
+        lc.configure(cpu_dispatch="sync" if flag else "async")  # no client yet: applies
+        changed = xla_bridge._CPU_ENABLE_ASYNC_DISPATCH.value
+        x = lc.asarray(np.ones(2))
+        value = lc.to_numpy(lc.ops.add(x, x)).tolist()
+        try:
+            lc.configure(cpu_dispatch="async" if flag else "sync")
+            error = "none"
+        except RuntimeError:
+            error = "RuntimeError"
+        print(flag, changed, lc.metrics.counters()["executions"], value, error,
+              lc.settings.cpu_dispatch)
+    """)
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("JAX_CPU_ENABLE_ASYNC_DISPATCH", "LAZYCORE_CPU_DISPATCH")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, env={**environ, **env})
+    assert out.stdout.split("\n")[-2] == expected

@@ -219,11 +219,14 @@ def test_auto_interprets_then_switches_to_the_background_compiled_executable(tie
     (0.0, [(1, 0, 0, 0), (1, 1, 1, 1), (1, 1, 2, 1)]),            # slow interpreted: wait
     (float("inf"), [(1, 0, 0, 0), (2, 1, 0, 0), (2, 1, 1, 0)]),   # cheap: keep interpreting
 ])
-def test_auto_waits_for_the_compile_of_a_slowly_interpreted_program(tier, wait_ms, expected):
+def test_auto_waits_for_the_compile_of_a_slowly_interpreted_program(tier, monkeypatch,
+                                                                    wait_ms, expected):
     """A repeating program whose interpreted run took longer than ``interpret_wait_ms``
-    runs its executable at its second run (compiled in the foreground, in effect)."""
+    waits for its compile (here: its interpreted run is said to have taken an hour, so
+    the wait outlasts any compile) and runs the executable at its second run."""
     tier("auto")
     lc.configure(interpret_wait_ms=wait_ms)
+    monkeypatch.setattr(tiers, "_interpreted_s", _Hour())
     x = lc.asarray(np.ones(8, np.float32))
     w = lc.asarray(np.full(8, 2.0, np.float32))
     history = []
@@ -236,6 +239,48 @@ def test_auto_waits_for_the_compile_of_a_slowly_interpreted_program(tier, wait_m
         history.append((c["interpreted_executions"], c["compiles"], c["cache_hits"],
                         c.get("compile_waits", 0)))
     assert history == expected
+    np.testing.assert_allclose(lc.to_numpy(w), 5.0)
+
+
+class _Hour(dict):
+    """``tiers._interpreted_s`` for a program whose every interpreted run took an hour."""
+
+    def __setitem__(self, key, seconds):
+        super().__setitem__(key, 3600.0)
+
+
+def test_auto_waits_for_a_compile_no_longer_than_an_interpreted_run(tier, monkeypatch):
+    """A compile still running when the wait (one interpreted run's time) ends: the run
+    is interpreted, not held until the compile finishes (first runs waited 13 s)."""
+    import threading
+
+    tier("auto")
+    lc.configure(interpret_wait_ms=0.0)
+    gate = threading.Event()
+    lower = tiers.lower
+
+    def held(*args, **kwargs):
+        gate.wait(timeout=120)
+        return lower(*args, **kwargs)
+
+    monkeypatch.setattr(tiers, "lower", held)
+    x = lc.asarray(np.ones(8, np.float32))
+    w = lc.asarray(np.full(8, 2.0, np.float32))
+    history = []
+    try:
+        for run in range(3):
+            if run == 2:
+                gate.set()
+                assert tiers.wait_compiles(timeout=120)
+            w = ops.add(ops.mul(x, w), x)
+            lc.sync()
+            c = lc.metrics.counters()
+            history.append((c["interpreted_executions"], c["compiles"], c["cache_hits"],
+                            c.get("compile_waits", 0)))
+    finally:
+        gate.set()
+    # run 2 waited (counted), found the compile unfinished and was interpreted
+    assert history == [(1, 0, 0, 0), (2, 0, 0, 1), (2, 1, 1, 1)]
     np.testing.assert_allclose(lc.to_numpy(w), 5.0)
 
 
@@ -391,3 +436,18 @@ def test_an_update_in_place_never_changes_a_value_read_later():
     np.testing.assert_array_equal(got_late, 2 * host[:2, :2])
     host[:2, :2] = 0
     np.testing.assert_array_equal(got_written, host)
+
+
+def test_point_scatter_kernel_takes_repeated_writes_of_one_value():
+    """Element writes padded by repeating the last one (``write_elements``) run with the
+    NumPy kernel (a declined kernel cost an eager XLA compile, ~0.3 s of heat_diffusion's
+    first run); writes of different values to one element still decline (XLA leaves
+    their order unspecified)."""
+    attrs = {"update_window_dims": (), "inserted_window_dims": (0,),
+             "scatter_dims_to_operand_dims": (0,), "mode": "fill"}
+    kernel = interpreter.KERNELS["scatter"]
+    x = np.zeros(6)
+    padded = kernel(x, np.array([[1], [4], [4], [4]]), np.array([2.0, 3.0, 3.0, 3.0]), **attrs)
+    np.testing.assert_array_equal(padded, [0, 2, 0, 0, 3, 0])
+    assert kernel(x, np.array([[1], [1]]), np.array([2.0, 3.0]), **attrs) is None
+    assert not x.any()  # not owned: the operand is left alone

@@ -14,7 +14,8 @@ def _env_flag(name: str, default: bool = False) -> bool:
 
 
 #: Settings that take one of a few words: the allowed words, the default first.
-CHOICES = {"observe": ("auto", "live", "value"), "tier": ("auto", "compile", "interpret")}
+CHOICES = {"observe": ("auto", "live", "value"), "tier": ("auto", "compile", "interpret"),
+           "cpu_dispatch": ("async", "sync")}
 
 
 def _choice(env: str, name: str) -> str:
@@ -48,9 +49,15 @@ class Settings:
     program the first time it is seen and compiles it in a background thread when it
     repeats; ``"compile"`` compiles before the first run; ``"interpret"`` never compiles.
     ``interpret_wait_ms``: in ``"auto"``, a repeating program whose interpreted run took
-    longer than this waits for its compile instead of being interpreted again (the
-    interpreter pays per op and competes with the compile for the GIL: a large program
-    is cheaper to wait for than to keep interpreting).
+    longer than this waits for its compile, at most as long as that run took, before it
+    is interpreted again (the interpreter pays per op and competes with the compile for
+    the GIL; a compile can take seconds, and no run may cost more than twice its
+    interpreted time).
+    ``cpu_dispatch``: how JAX's CPU client runs a program (process-wide, read when the
+    client is created, so lazycore sets it at import unless ``JAX_CPU_ENABLE_ASYNC_DISPATCH``
+    is set): ``"async"`` (default) handed to PJRT's worker thread, which overlaps tracing
+    with execution but waits for that thread to be scheduled at every read (2-5 ms per
+    sync on a loaded machine, measured); ``"sync"`` on the calling thread.
     """
 
     bake_scalars: bool = field(default_factory=lambda: _env_flag("LAZYCORE_BAKE_SCALARS"))
@@ -68,6 +75,8 @@ class Settings:
     tier: str = field(default_factory=lambda: _choice("LAZYCORE_TIER", "tier"))
     interpret_wait_ms: float = field(
         default_factory=lambda: float(os.environ.get("LAZYCORE_INTERPRET_WAIT_MS", "50")))
+    cpu_dispatch: str = field(default_factory=lambda: _choice("LAZYCORE_CPU_DISPATCH",
+                                                              "cpu_dispatch"))
 
 
 settings = Settings()

@@ -18,6 +18,8 @@ def configure(**changes) -> Settings:
             raise TypeError(f"unknown setting {key!r}")
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"{key}={value!r}: expected one of {', '.join(CHOICES[key])}")
+        if key == "cpu_dispatch":  # raises if JAX's CPU client already runs the other way
+            runtime.set_cpu_dispatch(value, chosen=True)
         setattr(settings, key, value)
     if "max_pending_ops" in changes:
         runtime._reset_trace_limit()

@@ -432,7 +432,8 @@ def _point_scatter(combine):
     """Scatter of single elements (``x[i, j] = v`` / ``+= v`` at full index vectors in
     the last dimension of ``indices``): ``mode="fill"`` drops out-of-range updates,
     ``"clip"`` clamps them, as XLA. ``combine``: None to replace -- declined when two
-    updates hit one element (XLA leaves their order unspecified) -- else the ufunc whose
+    updates of different values hit one element (XLA leaves their order unspecified;
+    equal ones are the padding of ``write_elements``) -- else the ufunc whose
     ``.at`` applies the updates in order, as XLA:CPU does."""
     def run(x, indices, updates, *, update_window_dims, inserted_window_dims,
             scatter_dims_to_operand_dims, operand_batching_dims=(),
@@ -459,13 +460,21 @@ def _point_scatter(combine):
             np.zeros(0, np.int64)
         out = (x if owned else np.array(x, copy=True)).reshape(-1)
         if combine is None:
-            if len(np.unique(flat)) != len(flat):
+            if not _same_where_repeated(flat, values):
                 return None
             out[flat] = values
         else:
             combine.at(out, flat, values)
         return out.reshape(x.shape)
     return run
+
+
+def _same_where_repeated(flat, values) -> bool:
+    """Every element written more than once gets one value each time."""
+    order = np.argsort(flat, kind="stable")
+    ends, ordered = flat[order], values[order]
+    repeated = ends[1:] == ends[:-1]
+    return bool((ordered[1:][repeated] == ordered[:-1][repeated]).all())
 
 
 KERNELS["scatter"] = _point_scatter(None)

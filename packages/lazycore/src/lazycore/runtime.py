@@ -10,6 +10,7 @@ value still holds (a parameter being overwritten) are donated to the program.
 from __future__ import annotations
 
 import operator
+import os
 import threading
 import time
 import weakref
@@ -88,6 +89,27 @@ def asarray(value, dtype=None):
         canonical(host.dtype)
         array = jax.device_put(host, default_device())
     return Tensor(data_node(array))
+
+
+def set_cpu_dispatch(mode: str, chosen: bool = False) -> None:
+    """JAX's CPU dispatch (``settings.cpu_dispatch``), while its CPU client does not exist
+    yet. At import (``chosen`` false) a choice made through JAX's own environment
+    variable is kept; ``configure(cpu_dispatch=...)`` after the client exists raises."""
+    from jax._src import xla_bridge
+
+    if not chosen and _JAX_DISPATCH_ENV in os.environ:
+        return
+    want = mode == "async"
+    if xla_bridge.backends_are_initialized():
+        if chosen and xla_bridge._CPU_ENABLE_ASYNC_DISPATCH.value != want:
+            raise RuntimeError(f"cpu_dispatch={mode!r}: JAX's CPU client already exists (it"
+                               " reads the setting once); set LAZYCORE_CPU_DISPATCH or call"
+                               " configure() before the first computation")
+        return
+    jax.config.update("jax_cpu_enable_async_dispatch", want)
+
+
+_JAX_DISPATCH_ENV = "JAX_CPU_ENABLE_ASYNC_DISPATCH"
 
 
 def default_device():
@@ -450,3 +472,4 @@ def fallback(name: str, fn, tensors, *args, **kwargs):
 
 
 _reset_trace_limit()
+set_cpu_dispatch(settings.cpu_dispatch)

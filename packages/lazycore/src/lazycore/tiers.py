@@ -60,12 +60,15 @@ def interpret_now(program: Program, key, donate: tuple, placement, site: str = "
     if tier == "auto" and repeats and key not in _failed:
         if key not in _in_flight:
             _submit(program, key, donate, site)
-        if runs >= 1 and _interpreted_s.get(key, 0.0) * 1e3 > settings.interpret_wait_ms:
-            # slower interpreted than the wait is worth: take the executable
+        last = _interpreted_s.get(key, 0.0)
+        if runs >= 1 and last * 1e3 > settings.interpret_wait_ms:
+            # slow interpreted: wait for the executable, but no longer than one more
+            # interpreted run takes (a run costs at most twice that: a compile can take
+            # seconds on a loaded machine, and waiting for it all stalled first runs 13 s)
             metrics.inc("compile_waits")
-            _debug(f"waiting for the background compile of {_describe(program)}: its"
-                   f" interpreted run took {_interpreted_s[key] * 1e3:.0f} ms")
-            _wait_for(key)
+            _debug(f"waiting up to {last * 1e3:.0f} ms (its interpreted run) for the"
+                   f" background compile of {_describe(program)}")
+            _wait_for(key, last)
             if cache.lookup(key) is not None:
                 _seen[key] = runs  # this run is compiled, not interpreted
                 return False
@@ -79,10 +82,11 @@ def record_interpreted(key, seconds: float) -> None:
     _interpreted_s[key] = seconds
 
 
-def _wait_for(key) -> None:
+def _wait_for(key, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
     with _done:
-        while key in _in_flight:
-            _done.wait()
+        while key in _in_flight and (left := deadline - time.monotonic()) > 0:
+            _done.wait(left)
 
 
 def donation(program: Program, donate: tuple, site: str = "") -> tuple:
