@@ -80,7 +80,7 @@ def _astype(a, dtype, casting="unsafe", copy=True):
 
 
 _array._dispatch.update(
-    ufunc=_ufuncs.array_ufunc,
+    ufunc=_operators.ufunc_call,
     function=_registry.array_function,
     getitem=_indexing.getitem,
     setitem=_indexing.setitem,

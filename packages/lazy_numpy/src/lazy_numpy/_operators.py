@@ -24,7 +24,7 @@ from ._array import LazyArray
 
 _Mixin = np.lib.mixins.NDArrayOperatorsMixin
 _SCALARS = frozenset({bool, int, float, complex})
-_BOOL = np.dtype(np.bool_)
+_BOOL, _INT8 = np.dtype(np.bool_), np.dtype(np.int8)
 _plans = lc.plans
 _filled = lc.trace.filled
 _cast = lc.numeric.cast
@@ -161,6 +161,75 @@ def _unary(ufunc, general):
     return method
 
 
+def _power(general):
+    """``x ** n``: a Python int ``n`` (|n| <= 64) records ``integer_pow`` exactly as
+    ``_ufuncs._static_power`` does, planned per (aval, n); other exponents replay
+    ``np.power``'s plan like any binary operator."""
+    planned, ints = _binary(np.power, general), {}
+
+    def method(self, n):
+        if type(n) is not int or type(self) is not LazyArray:
+            return planned(self, n)
+        mine = self._v if self._s is None else self._t
+        key = (mine.node.aval, n)
+        run = ints.get(key)
+        if run is None:
+            if len(ints) >= _plans.MAX_PLANS:
+                ints.clear()
+            run = ints[key] = _int_power(key[0].dtype, n)
+        return LazyArray(run(mine)) if run else general(self, n)
+    return method
+
+
+def _int_power(dtype, n):
+    """None-free runner of ``x ** n`` (False: the general path raises or computes it)."""
+    if abs(n) > 64:
+        return False
+    loop = _ufuncs.resolve(np.power, (dtype, int))
+    if dtype == _BOOL and n == 2:
+        loop = (_INT8, _INT8, _INT8)  # ndarray's ``** 2`` is ``np.square``: int8
+    elif loop[2].kind in "iu" and n < 0:
+        return False  # NumPy raises
+    return lambda t: lc.ops.integer_pow(_cast(_cast(t, loop[0]), loop[2]), y=n)
+
+
+_calls: dict = {}  # ufunc -> its _Plans for ``ufunc(x)`` / ``ufunc(x, y)`` with no kwargs
+
+
+def ufunc_call(ufunc, method, inputs, kwargs):
+    """``__array_ufunc__``: ``np.sqrt(x)``, ``np.maximum(0, x)`` with LazyArray and
+    Python scalar operands and no keywords replay a plan (as the operators do); all
+    else, and a signature's first call, go to ``_ufuncs.array_ufunc``."""
+    general = _ufuncs.array_ufunc
+    if method != "__call__" or kwargs or not 0 < len(inputs) < 3:
+        return general(ufunc, method, inputs, kwargs)
+    sigs, cores = [], []
+    for x in inputs:
+        kind = type(x)
+        if kind is LazyArray:
+            core = x._v if x._s is None else x._t
+            cores.append(core)
+            sigs.append(core.node.aval)
+        elif kind in _SCALARS:
+            cores.append(x)
+            sigs.append(kind)
+        else:
+            return general(ufunc, method, inputs, kwargs)
+    key = tuple(sigs)
+    plans = _calls.get(ufunc)
+    if plans is None:
+        plans = _calls[ufunc] = _Plans(ufunc)
+    run = plans.find(key)
+    if run:
+        try:
+            return LazyArray(run(*cores))
+        except OverflowError:  # a Python int out of the loop dtype's range
+            return general(ufunc, method, inputs, kwargs)
+    if run is None:
+        return plans.learn(key, lambda *a: general(ufunc, method, a, {}), *inputs)
+    return general(ufunc, method, inputs, kwargs)
+
+
 def install(cls=LazyArray) -> None:
     """Put the planned operators on ``cls``, each over the mixin's method of its name."""
     def put(name, factory, ufunc):
@@ -174,3 +243,6 @@ def install(cls=LazyArray) -> None:
         put(f"__{stem}__", _binary, ufunc)
     for stem, ufunc in UNARY.items():
         put(f"__{stem}__", _unary, ufunc)
+    cls.__pow__ = _power(_Mixin.__pow__)
+    put("__rpow__", partial(_binary, reflected=True), np.power)
+    put("__ipow__", partial(_binary, inplace=True), np.power)

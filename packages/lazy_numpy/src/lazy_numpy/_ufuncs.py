@@ -107,8 +107,9 @@ class Plan(NamedTuple):
     out: np.dtype
 
 
-# ufuncs whose ``call`` is more than cast, broadcast, kernel, cast
-_UNPLANNED = GUFUNCS | {"power"}
+# ufuncs whose ``call`` is more than cast, broadcast, kernel, cast (``power``: only for
+# a Python int exponent, see ``_static_power``)
+_UNPLANNED = GUFUNCS
 
 
 def plan(ufunc, keys: tuple, shapes: tuple) -> Plan | None:
@@ -117,6 +118,8 @@ def plan(ufunc, keys: tuple, shapes: tuple) -> Plan | None:
     name = ufunc.__name__
     kernel = KERNELS.get(name)
     if kernel is None or name in _UNPLANNED or ufunc.nout != 1:
+        return None
+    if name == "power" and keys[-1] is int:
         return None
     try:
         loop = resolve(ufunc, keys)
@@ -140,7 +143,9 @@ def _static_power(name, inputs, out, where, dtype, casting, ufunc):
     tensors, loop = _operands(ufunc, (inputs[0], n), dtype, casting)
     x, out_dtype = tensors[0], loop[ufunc.nin]
     if np.dtype(out_dtype).kind in "iu" and n < 0:
-        return None  # NumPy raises: let the general path do it
+        if x.size:  # NumPy's loop raises on its first element
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return None
     return LazyArray(lc.ops.integer_pow(_numeric.cast(x, out_dtype), y=n))
 
 
