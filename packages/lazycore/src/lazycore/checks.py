@@ -44,7 +44,6 @@ class Check:
 
 
 PENDING: list[Check] = []  # registration order; a frontend may drop checks its failed call added
-_pending = PENDING  # the earlier name (lazycore.subprogram at d806778)
 
 
 def pending() -> bool:
@@ -120,18 +119,9 @@ def index_in_range(index, size: int, error_type, message: str, *, op: str,
 
 # -- the runtime's side ---------------------------------------------------------------
 
-class Batch:
-    """The checks one sync carries: their flags as one extra program output."""
-
-    __slots__ = ("checks", "root")
-
-    def __init__(self, checks: list[Check], root: Node):
-        self.checks = checks
-        self.root = root
-
-
-def take(roots: list[Node]) -> Batch | None:
-    """Move every pending check into this sync: appends one root (the flags) to ``roots``."""
+def take(roots: list[Node]) -> list[Check] | None:
+    """Move every pending check into this sync (returned): appends one root to ``roots``,
+    their flags as one boolean vector, the program's last output."""
     if not PENDING:
         return None
     checks = list(PENDING)
@@ -139,10 +129,10 @@ def take(roots: list[Node]) -> Batch | None:
     flags = [ops.reshape(c.flag, new_sizes=(1,)) for c in checks]
     combined = flags[0] if len(flags) == 1 else ops.concatenate(*flags, dimension=0)
     roots.append(combined.node)
-    return Batch(checks, combined.node)
+    return checks
 
 
-def verify(batch: Batch | None, outputs, roots: list[Node], targets) -> None:
+def verify(batch: list[Check] | None, outputs, roots: list[Node], targets) -> None:
     """After execution: raise the first failed check, and fail the values that depend on
     a failed check's result (``outputs[i]`` is ``roots[i]``'s value; ``targets`` hold them)."""
     if batch is None:
@@ -150,7 +140,7 @@ def verify(batch: Batch | None, outputs, roots: list[Node], targets) -> None:
     failed = np.asarray(outputs[-1])
     if not failed.any():
         return
-    bad = [c for c, f in zip(batch.checks, failed, strict=True) if f]
+    bad = [c for c, f in zip(batch, failed, strict=True) if f]
     error = bad[0].error()  # the first failure in program order is what eager raised first
     _fail_dependents([g for c in bad for g in c.guards], error, outputs, roots, targets)
     raise error

@@ -12,9 +12,7 @@ Timers (seconds): ``trace``, ``lower``, ``compile``, ``execute``, ``transfer``.
 
 from __future__ import annotations
 
-import time
 from collections import Counter, deque
-from contextlib import contextmanager
 
 _BASE_COUNTERS = ("traced_ops", "syncs", "cache_hits", "cache_misses", "compiles",
                   "executions", "host_transfers", "fallbacks",
@@ -46,15 +44,6 @@ def add_time(name: str, seconds: float) -> None:
         entry[0] += 1
         entry[1] += seconds
         entry[2] = max(entry[2], seconds)
-
-
-@contextmanager
-def timed(name: str):
-    start = time.perf_counter()
-    try:
-        yield
-    finally:
-        add_time(name, time.perf_counter() - start)
 
 
 def note_recompile(site: str, reason: str) -> None:

@@ -34,7 +34,7 @@ from .callsite import _call_site, register_internal_path  # noqa: F401 (lc.regis
 from .config import settings
 from .errors import ExecutionError
 from .ir import LEAF_OPS, Aval, Node, host_value, leaf
-from .lowering import Program, arg_layout, from_recording, layout_args, linearize, lower
+from .lowering import Program, arg_layout, from_recording, layout_args, linearize
 from .tensor import Tensor, _live, _snapshot, live_tensors  # noqa: F401 (lc.runtime.live_tensors)
 
 # ``_live``: the live handles (``tensor.py`` keeps the set; a sync reads it)
@@ -62,10 +62,6 @@ def hold_buffers() -> BufferHold:
     token = BufferHold()
     _holds.add(token)
     return token
-
-
-def pending_tensors() -> list:
-    return [t for t in _snapshot() if t.node.op not in LEAF_OPS]
 
 
 # -- leaves ------------------------------------------------------------------------
@@ -97,7 +93,7 @@ def set_cpu_dispatch(mode: str, chosen: bool = False) -> None:
     variable is kept; ``configure(cpu_dispatch=...)`` after the client exists raises."""
     from jax._src import xla_bridge
 
-    if not chosen and _JAX_DISPATCH_ENV in os.environ:
+    if not chosen and "JAX_CPU_ENABLE_ASYNC_DISPATCH" in os.environ:
         return
     want = mode == "async"
     if xla_bridge.backends_are_initialized():
@@ -107,9 +103,6 @@ def set_cpu_dispatch(mode: str, chosen: bool = False) -> None:
                                " configure() before the first computation")
         return
     jax.config.update("jax_cpu_enable_async_dispatch", want)
-
-
-_JAX_DISPATCH_ENV = "JAX_CPU_ENABLE_ASYNC_DISPATCH"
 
 
 def default_device():
@@ -216,16 +209,13 @@ def _run(targets, full: bool, cause: str, live=None):
     # each output's aval is its root's (the rules and lowerings agree: tests/core checks
     # every op), so no jax.Array shape/dtype queries here
     leaf_hashes = _plan(program, roots)[2]
-    results = dict(zip(roots, map(_data_leaf, roots, outputs, leaf_hashes), strict=True))  # by identity
+    results = {r: leaf("data", r.aval, value, h)  # by identity
+               for r, value, h in zip(roots, outputs, leaf_hashes, strict=True)}
     new_nodes = [results[t.node] for t in targets]  # a handle may be listed twice
     for t, node in zip(targets, new_nodes, strict=True):
         t.node = node
     checks.verify(batch, outputs, roots, targets)
     return outputs
-
-
-def _data_leaf(root: Node, value, node_hash: int) -> Node:
-    return leaf("data", root.aval, value, node_hash)
 
 
 _PLANS: dict = {}  # program key -> ``_plan``
@@ -362,19 +352,9 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
             cache.store(key, executable)
             _log(cause, site, program, "loaded from the persistent cache", reason)
             return executable
-    start = time.perf_counter()
-    lowered = lower(program, donate, placement.shardings if placement else None)
-    lowered_at = time.perf_counter()
-    executable = lowered.compile()
-    done = time.perf_counter()
-    metrics.add_time("lower", lowered_at - start)
-    metrics.add_time("compile", done - lowered_at)
-    metrics.inc("compiles")
-    diagnostics.on_compile(program, lowered, executable, site)  # LAZYCORE_DUMP_DIR
-    cache.store(key, executable)
-    if digest is not None:
-        cache.save(digest, executable)
-    _log(cause, site, program, f"compiled in {(done - start) * 1e3:.1f} ms ({reason})", reason)
+    executable, seconds = tiers.compile_now(program, key, donate, site, digest,
+                                            placement.shardings if placement else None)
+    _log(cause, site, program, f"compiled in {seconds * 1e3:.1f} ms ({reason})", reason)
     return executable
 
 

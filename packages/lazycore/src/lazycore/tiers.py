@@ -142,28 +142,37 @@ def _work() -> None:
 
 
 def _compile(program: Program, key, donate: tuple, site: str) -> None:
-    start = time.perf_counter()
+    digest = cache.program_digest(program, donate) if settings.persistent_cache_dir else None
     try:
-        lowered = lower(program, donate)
-        lowered_at = time.perf_counter()
-        executable = lowered.compile()
+        # site: the line whose sync queued the compile
+        seconds = compile_now(program, key, donate, site or "<background compile>", digest)[1]
     except Exception as e:  # noqa: BLE001 - the interpreter keeps running the program
         _failed[key] = e
         metrics.inc("background_compile_failures")
         _debug(f"background compile failed ({type(e).__name__}: {e}); stays interpreted")
         return
+    metrics.inc("background_compiles")
+    _debug(f"background compile done in {seconds * 1e3:.1f} ms: {_describe(program)};"
+           " its next run uses the executable")
+
+
+def compile_now(program: Program, key, donate: tuple, site: str, digest=None,
+                shardings=None) -> tuple:
+    """Lower and compile ``program``, count it, keep it under ``key`` (and on disk under
+    ``digest``): (executable, seconds). The runtime's foreground compiles use it too."""
+    start = time.perf_counter()
+    lowered = lower(program, donate, shardings)
+    lowered_at = time.perf_counter()
+    executable = lowered.compile()
     done = time.perf_counter()
     metrics.add_time("lower", lowered_at - start)
     metrics.add_time("compile", done - lowered_at)
     metrics.inc("compiles")
-    metrics.inc("background_compiles")
-    # LAZYCORE_DUMP_DIR; site: the line whose sync queued the compile
-    diagnostics.on_compile(program, lowered, executable, site or "<background compile>")
+    diagnostics.on_compile(program, lowered, executable, site)  # LAZYCORE_DUMP_DIR
     cache.store(key, executable)
-    if settings.persistent_cache_dir:
-        cache.save(cache.program_digest(program, donate), executable)
-    _debug(f"background compile done in {(done - start) * 1e3:.1f} ms: {_describe(program)};"
-           " its next run uses the executable")
+    if digest is not None:
+        cache.save(digest, executable)
+    return executable, done - start
 
 
 def wait_compiles(timeout: float | None = None) -> bool:
