@@ -535,3 +535,26 @@ def test_mask_indices_need_no_program_check():
     picked = b[b[:, 0] > 1, 1]  # the mask's nonzero indices: in range by construction
     assert not lc.checks.pending()
     assert np.asarray(picked).tolist() == [3.0, 5.0]
+
+
+def _t_and_slices(xp, a, v):
+    """``.T`` and basic reads of every rank (the fast paths skip NumPy's dispatch and
+    ``view``'s checks): views where NumPy has views, scalars where it has scalars."""
+    out = [a.T, a[1:3].T, a[:, 0:1].T, v.T, v[1:3].T, a[2, 1] * 1, a[1][2] * 1, a[...].T]
+    col = a[:, 0:1]
+    col.T[0, 1] = -7.0  # through a transposed column into a
+    a[1:3, 1:3].T[0] = 9.0
+    v[1:].T[0] = 5.0
+    out.append(xp.asarray(a[0, 0]).T)  # 0-d: .T is itself
+    return out + [a.T.T, (a.T[1:, :2] + 1).T]
+
+
+def test_transpose_and_basic_index_views():
+    _both(_t_and_slices, np.arange(20.0).reshape(4, 5), np.arange(6.0))
+
+
+def test_transpose_records_what_np_transpose_records():
+    a = lnp.asarray(np.arange(24.0).reshape(2, 3, 4))
+    for x in (a, a[1:], a[0]):
+        assert x.T._t.node.hash == np.transpose(x)._t.node.hash
+        assert x.T.shape == np.transpose(x).shape and x.T.base is np.transpose(x).base

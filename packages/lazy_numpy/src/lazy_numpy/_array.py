@@ -130,7 +130,7 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
 
     @property
     def T(self) -> LazyArray:  # noqa: N802 - NumPy's name
-        return np.transpose(self)
+        return _views.reversed_axes(self) if type(self) is LazyArray else np.transpose(self)
 
     @property
     def mT(self) -> LazyArray:  # noqa: N802 - NumPy's name

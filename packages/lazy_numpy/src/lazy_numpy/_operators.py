@@ -69,7 +69,7 @@ def _kernel(plan):
     """The plan's kernel and output cast as one callable: a bare core op where its
     shape rule already gives the output dtype (most arithmetic), saving two calls."""
     op = getattr(plan.kernel, "core_op", None)
-    if op is not None:
+    if op is not None and plan.shape is not None:
         dtypes = [k or d for k, d in zip(plan.kernel_in, plan.loop, strict=True)]
         try:
             if op.rule(*[lc.Aval(plan.shape, d) for d in dtypes]).dtype == plan.out:

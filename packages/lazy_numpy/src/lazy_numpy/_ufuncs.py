@@ -107,23 +107,19 @@ class Plan(NamedTuple):
     out: np.dtype
 
 
-# ufuncs whose ``call`` is more than cast, broadcast, kernel, cast (``power``: only for
-# a Python int exponent, see ``_static_power``)
-_UNPLANNED = GUFUNCS
-
-
 def plan(ufunc, keys: tuple, shapes: tuple) -> Plan | None:
     """The plan of ``call(ufunc, inputs, {})`` for inputs with these promotion keys and
-    shapes (None for a Python scalar); None where ``call`` would do anything else."""
+    shapes (None for a Python scalar); None where ``call`` would do anything else (a
+    Python int exponent of ``power``: ``_static_power``). Gufuncs (``matmul``) have no
+    broadcast step: their plan's shape is None."""
     name = ufunc.__name__
     kernel = KERNELS.get(name)
-    if kernel is None or name in _UNPLANNED or ufunc.nout != 1:
-        return None
-    if name == "power" and keys[-1] is int:
+    if kernel is None or ufunc.nout != 1 or (name == "power" and keys[-1] is int):
         return None
     try:
         loop = resolve(ufunc, keys)
-        shape = _numeric.broadcast_shapes(*[s for s in shapes if s is not None])
+        shape = None if name in GUFUNCS else _numeric.broadcast_shapes(
+            *[s for s in shapes if s is not None])
     except (TypeError, ValueError, lc.LazyError):
         return None
     ins, out = loop[:ufunc.nin], loop[ufunc.nin]

@@ -130,13 +130,38 @@ def shares_memory(a, b) -> bool:
 # -- the view operations' lenses ------------------------------------------------------------
 
 def index(src, value, key):
-    """``src[key]`` for a basic key (ints, slices, None, ...)."""
-    return view(src, value, core_views.index_lens(key, src.ndim), lambda p: p[key])
+    """``src[key]`` for a basic key (ints, slices, None, ...). NumPy's basic indexing of
+    an ndarray always gives a view of its memory (a scalar where every axis is indexed),
+    so a plain LazyArray skips ``view``'s checks (the hot read of stencil loops)."""
+    cls = _lazy_array()
+    if type(src) is not cls:
+        return view(src, value, core_views.index_lens(key, src.ndim), lambda p: p[key])
+    p = (src if src._s is not None else _storage(src))._probe
+    q = p[key]
+    if type(q) is not np.ndarray:
+        return cls(value)
+    return _attach(src, value, src._chain + (core_views.index_lens(key, p.ndim),), q)
+
+
+_TRANSPOSES: dict = {}  # perm -> its lens (a loop's ``x.T`` reuses one)
 
 
 def transpose(src, value, perm):
     perm = tuple(int(d) for d in perm)
-    return view(src, value, core_views.transpose_lens(perm), lambda p: p.transpose(perm))
+    lens = _TRANSPOSES.get(perm)
+    if lens is None:
+        if len(_TRANSPOSES) > 4096:
+            _TRANSPOSES.clear()
+        lens = _TRANSPOSES[perm] = core_views.transpose_lens(perm)
+    return view(src, value, lens, lambda p: p.transpose(perm))
+
+
+def reversed_axes(a):
+    """``a.T`` without NumPy's dispatch: the nodes and view ``np.transpose(a)`` makes."""
+    x = a._t
+    perm = tuple(range(x.ndim - 1, -1, -1))
+    return transpose(a, x if x.ndim < 2 else core_views.ops.transpose(x, permutation=perm),
+                     perm)
 
 
 def reshape(src, value):
