@@ -215,31 +215,75 @@ def test_auto_interprets_then_switches_to_the_background_compiled_executable(tie
     assert "tier: background compile queued" in err and "background compile done" in err
 
 
-@pytest.mark.parametrize("wait_ms, expected", [
-    (0.0, [(1, 0, 0, 0), (1, 1, 1, 1), (1, 1, 2, 1)]),            # slow interpreted: wait
-    (float("inf"), [(1, 0, 0, 0), (2, 1, 0, 0), (2, 1, 1, 0)]),   # cheap: keep interpreting
-])
-def test_auto_waits_for_the_compile_of_a_slowly_interpreted_program(tier, monkeypatch,
-                                                                    wait_ms, expected):
-    """A repeating program whose interpreted run took longer than ``interpret_wait_ms``
-    waits for its compile (here: its interpreted run is said to have taken an hour, so
-    the wait outlasts any compile) and runs the executable at its second run."""
-    tier("auto")
-    lc.configure(interpret_wait_ms=wait_ms)
-    monkeypatch.setattr(tiers, "_interpreted_s", _Hour())
+def _held_compiles(monkeypatch):
+    """Background compiles wait for the returned event (set it to let them finish)."""
+    import threading
+
+    gate = threading.Event()
+    lower = tiers.lower
+
+    def held(*args, **kwargs):
+        gate.wait(timeout=120)
+        return lower(*args, **kwargs)
+
+    monkeypatch.setattr(tiers, "lower", held)
+    return gate
+
+
+def _runs(n, before=lambda run: None):
+    """``n`` runs of one repeating program: (interpreted, compiles, hits, waits) after each."""
     x = lc.asarray(np.ones(8, np.float32))
     w = lc.asarray(np.full(8, 2.0, np.float32))
     history = []
-    for _ in range(3):
+    for run in range(n):
+        before(run)
         w = ops.add(ops.mul(x, w), x)
         lc.sync()
-        if wait_ms:  # make the background switch deterministic
-            assert tiers.wait_compiles(timeout=120)
         c = lc.metrics.counters()
         history.append((c["interpreted_executions"], c["compiles"], c["cache_hits"],
                         c.get("compile_waits", 0)))
-    assert history == expected
-    np.testing.assert_allclose(lc.to_numpy(w), 5.0)
+    np.testing.assert_allclose(lc.to_numpy(w), 2.0 + n)
+    return history
+
+
+def _release_at(run: int, gate):
+    def before(i):
+        if i == run:
+            gate.set()
+            assert tiers.wait_compiles(timeout=120)
+    return before
+
+
+def test_auto_keeps_interpreting_a_cheaply_interpreted_program(tier, monkeypatch):
+    tier("auto")  # interpret_wait_ms=inf: never waits
+    gate = _held_compiles(monkeypatch)
+    try:
+        history = _runs(4, _release_at(3, gate))
+    finally:
+        gate.set()
+    assert history == [(1, 0, 0, 0), (2, 0, 0, 0), (3, 0, 0, 0), (3, 1, 1, 0)]
+
+
+def test_auto_waits_for_the_compile_of_a_slowly_interpreted_program(tier, monkeypatch):
+    """Two interpreted runs slower than ``interpret_wait_ms`` (here: said to have taken
+    an hour, so the wait outlasts any compile): the third run waits for the compile,
+    which is let go once the wait has begun, and runs the executable."""
+    tier("auto")
+    lc.configure(interpret_wait_ms=0.0)
+    monkeypatch.setattr(tiers, "_interpreted_s", _Hour())
+    gate = _held_compiles(monkeypatch)
+    wait_for = tiers._wait_for
+
+    def waiting(key, seconds):
+        gate.set()
+        wait_for(key, seconds)
+
+    monkeypatch.setattr(tiers, "_wait_for", waiting)
+    try:
+        history = _runs(4)
+    finally:
+        gate.set()
+    assert history == [(1, 0, 0, 0), (2, 0, 0, 0), (2, 1, 1, 1), (2, 1, 2, 1)]
 
 
 class _Hour(dict):
@@ -250,38 +294,17 @@ class _Hour(dict):
 
 
 def test_auto_waits_for_a_compile_no_longer_than_an_interpreted_run(tier, monkeypatch):
-    """A compile still running when the wait (one interpreted run's time) ends: the run
-    is interpreted, not held until the compile finishes (first runs waited 13 s)."""
-    import threading
-
+    """A compile still running when the wait (the faster interpreted run's time) ends:
+    the run is interpreted, not held until the compile finishes (first runs waited 13 s)."""
     tier("auto")
     lc.configure(interpret_wait_ms=0.0)
-    gate = threading.Event()
-    lower = tiers.lower
-
-    def held(*args, **kwargs):
-        gate.wait(timeout=120)
-        return lower(*args, **kwargs)
-
-    monkeypatch.setattr(tiers, "lower", held)
-    x = lc.asarray(np.ones(8, np.float32))
-    w = lc.asarray(np.full(8, 2.0, np.float32))
-    history = []
+    gate = _held_compiles(monkeypatch)
     try:
-        for run in range(3):
-            if run == 2:
-                gate.set()
-                assert tiers.wait_compiles(timeout=120)
-            w = ops.add(ops.mul(x, w), x)
-            lc.sync()
-            c = lc.metrics.counters()
-            history.append((c["interpreted_executions"], c["compiles"], c["cache_hits"],
-                            c.get("compile_waits", 0)))
+        history = _runs(4, _release_at(3, gate))
     finally:
         gate.set()
-    # run 2 waited (counted), found the compile unfinished and was interpreted
-    assert history == [(1, 0, 0, 0), (2, 0, 0, 1), (2, 1, 1, 1)]
-    np.testing.assert_allclose(lc.to_numpy(w), 5.0)
+    # run 3 waited (counted), found the compile unfinished and was interpreted
+    assert history == [(1, 0, 0, 0), (2, 0, 0, 0), (3, 0, 0, 1), (3, 1, 1, 1)]
 
 
 def test_auto_donates_once_compiled(tier):

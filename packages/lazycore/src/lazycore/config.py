@@ -48,9 +48,9 @@ class Settings:
     ``tier``: how a program runs (``lazycore.tiers``): ``"auto"`` (default) interprets a
     program the first time it is seen and compiles it in a background thread when it
     repeats; ``"compile"`` compiles before the first run; ``"interpret"`` never compiles.
-    ``interpret_wait_ms``: in ``"auto"``, a repeating program whose interpreted run took
-    longer than this waits for its compile, at most as long as that run took, before it
-    is interpreted again (the interpreter pays per op and competes with the compile for
+    ``interpret_wait_ms``: in ``"auto"``, a program whose two interpreted runs both took
+    longer than this waits for its compile, at most as long as the faster took, before
+    it is interpreted again (the interpreter pays per op and competes with the compile for
     the GIL; a compile can take seconds, and no run may cost more than twice its
     interpreted time).
     ``cpu_dispatch``: how JAX's CPU client runs a program (process-wide, read when the

@@ -61,10 +61,12 @@ def interpret_now(program: Program, key, donate: tuple, placement, site: str = "
         if key not in _in_flight:
             _submit(program, key, donate, site)
         last = _interpreted_s.get(key, 0.0)
-        if runs >= 1 and last * 1e3 > settings.interpret_wait_ms:
-            # slow interpreted: wait for the executable, but no longer than one more
-            # interpreted run takes (a run costs at most twice that: a compile can take
-            # seconds on a loaded machine, and waiting for it all stalled first runs 13 s)
+        if runs >= 2 and last * 1e3 > settings.interpret_wait_ms:
+            # slow interpreted (the faster of two runs: a process's first run of any
+            # program is slowed by cold code): wait for the executable, but no longer
+            # than one more interpreted run takes (a run costs at most twice that: a
+            # compile can take seconds on a loaded machine; waiting for all of it
+            # stalled first runs 13 s)
             metrics.inc("compile_waits")
             _debug(f"waiting up to {last * 1e3:.0f} ms (its interpreted run) for the"
                    f" background compile of {_describe(program)}")
@@ -76,10 +78,11 @@ def interpret_now(program: Program, key, donate: tuple, placement, site: str = "
 
 
 def record_interpreted(key, seconds: float) -> None:
-    """How long the interpreted run of ``key`` took (``interpret_now`` weighs it)."""
+    """How long the interpreted run of ``key`` took; the fastest run is kept
+    (``interpret_now`` weighs it)."""
     if len(_interpreted_s) >= _MAX_SEEN:
         _interpreted_s.clear()
-    _interpreted_s[key] = seconds
+    _interpreted_s[key] = min(seconds, _interpreted_s.get(key, seconds))
 
 
 def _wait_for(key, seconds: float) -> None:
