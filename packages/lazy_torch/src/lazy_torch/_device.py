@@ -91,8 +91,19 @@ def _host_factory(fn):
     host once and entered as device data."""
     def kernel(*args, dtype=None, layout=None, device=None, pin_memory=None, **kw):
         host = fn(*args, dtype=dtype, **kw)
+        if (fn is torch.arange and host.numel() and all(type(a) is int for a in args)
+                and not host.dtype.is_floating_point and host.dtype not in _NOT_IOTA):
+            # integer ranges (positions, cache indices: several per generated token) are
+            # start + step * iota in the program: no host transfer, and the same program
+            # for every start (its scalars are parameters)
+            start, step = (0, 1) if len(args) == 1 else (args[0], args[2] if len(args) > 2 else 1)
+            return wrap(lc.numeric.arange(start, step=step, length=host.numel(),
+                                          dtype=np_dtype(host.dtype)))
         return wrap(cpu_to_core(host))
     return kernel
+
+
+_NOT_IOTA = (torch.bool, torch.complex64, torch.complex128)
 
 
 def _randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, generator=None):

@@ -42,7 +42,6 @@ _HANDLERS: dict = {}
 _INPLACE_TAG = torch.Tag.inplace
 _INPLACE_VIEW_TAG = torch.Tag.inplace_view
 _CIA = torch._C.DispatchKey.CompositeImplicitAutograd
-_SKIP_DECOMP: set = set()
 
 
 _PENDING_CHECKS = lc.checks.PENDING  # the core's data checks waiting for the next sync
@@ -154,11 +153,8 @@ def resolve(func):
         packet = getattr(aten, func._schema.name.split("::")[1], None)
         if packet is not None:
             return _make_out(packet, _out_args(func))
-    decomp = decomposition_table.get(func)
-    if decomp is not None and func not in _SKIP_DECOMP:
-        return _make_decomposed(decomp)
-    if func.has_kernel_for_dispatch_key(_CIA):
-        return lambda f, a, k: f.decompose(*a, **k)
+    if func in decomposition_table or func.has_kernel_for_dispatch_key(_CIA):
+        return _next_strategy
     return _fallback
 
 
@@ -197,15 +193,9 @@ def _make_lowered(low):
     return handler
 
 
-def _make_decomposed(decomp):
-    def handler(func, args, kwargs):
-        out = decomp(*args, **kwargs)
-        # some decompositions decline inputs they do not cover
-        return _fallback(func, args, kwargs) if out is NotImplemented else out
-    return handler
-
-
 def _next_strategy(func, args, kwargs):
+    """A ``torch._decomp`` decomposition (some decline inputs they do not cover), the
+    implicit-autograd one, then the counted CPU fallback."""
     decomp = decomposition_table.get(func)
     if decomp is not None:
         out = decomp(*args, **kwargs)

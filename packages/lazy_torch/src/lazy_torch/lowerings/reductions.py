@@ -68,18 +68,8 @@ def _extreme(core):
     return fn
 
 
-lower("amax.default")(_extreme("amax"))
-lower("amin.default")(_extreme("amin"))
-
-
-@lower("prims.amax.default")
-def prims_amax(x, dims):
-    return _extreme("amax")(x, tuple(dims))
-
-
-@lower("prims.amin.default")
-def prims_amin(x, dims):
-    return _extreme("amin")(x, tuple(dims))
+lower("amax.default", "prims.amax.default")(_extreme("amax"))
+lower("amin.default", "prims.amin.default")(_extreme("amin"))
 
 
 @lower("max.default")
@@ -207,14 +197,10 @@ def logcumsumexp(x, dim):
     return x if x.ndim == 0 else ops.cumlogsumexp(x, axis=d)
 
 
-def _cum_ext(core, arg):
-    def fn(x, dim):
-        return num.cumulative(core, x, wrap_dim(dim, x.ndim), return_indices=True)
-    return fn
-
-
-lower("cummax.default")(_cum_ext("cummax", "argmax"))
-lower("cummin.default")(_cum_ext("cummin", "argmin"))
+lower("cummax.default")(lambda x, dim: num.cumulative("cummax", x, wrap_dim(dim, x.ndim),
+                                                     return_indices=True))
+lower("cummin.default")(lambda x, dim: num.cumulative("cummin", x, wrap_dim(dim, x.ndim),
+                                                     return_indices=True))
 
 
 @lower("linalg_vector_norm.default")
