@@ -139,6 +139,43 @@ def test_compiled_whole_train_step_with_optimizer(opt_class, dev):
     assert lc.metrics.counters()["dynamo_graphs::inference"] >= 1  # the optimizer graph
 
 
+def test_compiled_step_updates_parameters_in_place_and_aliases_read_like_eager(dev):
+    """The step's program donates the parameter and Adam state buffers it overwrites
+    (XLA updates them in place): an alias or view taken before the step reads the new
+    value, as eager's do, and a clone taken before it keeps the old one (its buffer is
+    then not donated)."""
+    eager, lazy = _pair(lambda: nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)), dev)
+    opt_e = torch.optim.AdamW(eager.parameters(), lr=0.05)
+    opt_l = torch.optim.AdamW(lazy.parameters(), lr=0.05)
+    forward, opt_step = torch.compile(lazy, backend="lazytensor"), \
+        torch.compile(opt_l.step, backend="lazytensor")
+    torch.manual_seed(3)
+    for i in range(4):
+        x, y = torch.randn(5, 4), torch.randn(5, 2)
+        held = []
+        for model, run, opt, d in ((eager, eager, opt_e.step, "cpu"),
+                                    (lazy, forward, opt_step, dev)):
+            weight = model[0].weight
+            held.append((weight.detach(), weight[1], weight.clone()))
+            if d != "cpu":  # a parameter nothing else holds: its buffer is donated
+                buffer = model[2].weight._cell.value.node.value
+            for p in model.parameters():
+                p.grad = None
+            nn.functional.mse_loss(run(x.to(d)), y.to(d)).backward()
+            opt()
+            if d != "cpu":
+                lazy_torch.sync()
+        for got, want in zip(held[1], held[0], strict=True):  # alias, view: new; clone: old
+            _close(got, want)
+        _close(held[1][0], eager[0].weight.detach())
+        if i:  # a step from computed values: the old weight buffer was reused in place
+            assert buffer.is_deleted()
+    for pe, pl in zip(eager.parameters(), lazy.parameters(), strict=True):
+        _close(pl.detach(), pe.detach())
+        for key in ("exp_avg", "exp_avg_sq"):
+            _close(opt_l.state[pl][key], opt_e.state[pe][key])
+
+
 def test_graph_break_in_the_middle_keeps_values_lazy(dev):
     def f(x, w):
         h = torch.relu(x @ w)
