@@ -97,3 +97,34 @@ def test_grad_matches_finite_differences(fn):
         xm[idx] -= eps
         fd[idx] = (lc.to_numpy(fn(A(xp))) - lc.to_numpy(fn(A(xm)))) / (2 * eps)
     np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-6)
+
+
+def test_grad_reads_reduction_results_from_the_forward(tmp_path):
+    """An op lowered with a region (a reduction) re-run inside the vjp is not merged with
+    the forward's by XLA:CPU's CSE, nor is anything after it: the vjp reads the forward's
+    result instead, so the compiled step computes ``exp`` once. Values equal JAX's."""
+    import re
+
+    x_np, w_np = R.standard_normal((4, 6)), R.standard_normal((6, 3))
+
+    def ref(x, w):
+        return jnp.sum(jnp.tanh(jnp.exp(x - jnp.max(x, axis=1, keepdims=True)) @ w))
+
+    old = lc.settings.tier, lc.settings.dump_dir
+    lc.configure(tier="compile")
+    lc.settings.dump_dir = str(tmp_path)
+    try:
+        x, w = A(x_np), A(w_np)
+        peak = ops.broadcast_in_dim(ops.reduce_max(x, axes=(1,)), shape=(4, 6),
+                                    broadcast_dimensions=(0,))
+        loss = nm.sum(ops.tanh(nm.matmul(ops.exp(ops.sub(x, peak)), w)))
+        got = [lc.to_numpy(t) for t in lc.grad([loss], [x, w]) + [loss]]
+    finally:
+        lc.tiers.wait_compiles()
+        lc.configure(tier=old[0])
+        lc.settings.dump_dir = old[1]
+    want = list(jax.grad(ref, argnums=(0, 1))(x_np, w_np)) + [ref(x_np, w_np)]
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10)
+    hlo = "".join(p.read_text() for p in tmp_path.glob("*.hlo.txt"))
+    assert len(re.findall(r"= \S+ exponential\(", hlo)) == 1

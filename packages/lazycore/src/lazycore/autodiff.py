@@ -52,16 +52,59 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
                 interior.append(node)
             stack.pop()
     saved = _saved_refs(interior, position, leaves, len(wrt)) if reuse else {}
+    for n in interior if reuse else ():  # results of ops with a region: see _REGION_OPS
+        if n.op in _REGION_OPS and type(n.aval) is not tuple:
+            saved[id(n)] = len(wrt) + len(leaves)
+            leaves.append(n)
     n_args = len(wrt) + len(leaves)
 
     def ref(node):
         p = position[id(node)]
         return p if p >= 0 else n_args - 1 - p
 
-    instructions = [(("scan_saved", n.attrs + (("saved", saved[id(n)]),)) if id(n) in saved
-                     else (n.op, n.attrs)) + (tuple(ref(o) for o in n.operands),)
-                    for n in interior]
+    def head(n):
+        if id(n) not in saved:
+            return (n.op, n.attrs)
+        if n.op == "scan":
+            return ("scan_saved", n.attrs + (("saved", saved[id(n)]),))
+        return ("saved", (("op", n.op), ("attrs", n.attrs), ("value", saved[id(n)])))
+
+    instructions = [head(n) + (tuple(ref(o) for o in n.operands),) for n in interior]
     return Frozen(instructions), leaves, reached, tuple(ref(r) for r in outputs)
+
+
+# Ops lowered with a region (reducer, comparator, combiner). XLA:CPU's CSE compares
+# regions by identity, so the vjp's re-run of such an op is not merged with the forward's
+# and neither is anything after it (a BatchNorm's or LayerNorm's mean: the rest of the
+# forward ran twice). The vjp reads their forward results instead (``_saved_op``).
+_REGION_OPS = frozenset({
+    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
+    "reduce_xor", "reduce_window_max", "reduce_window_min", "reduce_window_sum", "argmax",
+    "argmin", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "scatter",
+    "scatter_add", "scatter_max", "scatter_min", "scatter_mul"})
+
+
+def _saved_op(ins, value, op, attrs):
+    """``op`` on ``ins`` whose result is ``value`` (the forward's); its backward runs
+    ``jax.vjp`` of the op (the op's own re-run there is dead code to XLA)."""
+    import jax
+    import jax.numpy as jnp
+
+    if not jnp.issubdtype(value.dtype, jnp.inexact):
+        return value
+    diff = [k for k, v in enumerate(ins) if jnp.issubdtype(v.dtype, jnp.inexact)]
+    run = jax.custom_vjp(lambda *args: args[-1])
+
+    def bwd(args, ct):
+        def f(*d):
+            full = dict(enumerate(args[:-1])) | dict(zip(diff, d, strict=True))
+            return OPS[op].lower(*[full[k] for k in range(len(ins))], **dict(attrs))
+
+        got = dict(zip(diff, jax.vjp(f, *[args[k] for k in diff])[1](ct), strict=True))
+        return tuple(got.get(k) for k in range(len(ins))) + (None,)
+
+    run.defvjp(lambda *args: (args[-1], args), bwd)
+    return run(*ins, value)
 
 
 def _saved_refs(interior, position, leaves, n_wrt) -> dict:
@@ -147,6 +190,9 @@ def _vjp_lower(*args, program, n_wrt, n_leaves, outputs):
                 outs = [env[r] if r >= 0 else jax.numpy.zeros(a.shape, a.dtype)
                         for r, a in zip(at.pop("saved"), at["spec"][-1], strict=True)]
                 env.append(_saved_scan([env[r] for r in refs], outs, **at))
+            elif op == "saved":
+                env.append(_saved_op([env[r] for r in refs], env[at["value"]], at["op"],
+                                     at["attrs"]))
             else:
                 env.append(OPS[op].lower(*[env[r] for r in refs], **at))
         return tuple(env[o] for o in outputs)
