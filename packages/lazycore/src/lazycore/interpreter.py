@@ -207,14 +207,12 @@ for _name, _fn in {
 }.items():
     KERNELS[_name] = _ufunc(_fn, _FLOAT)
 KERNELS["logistic"] = _ufunc(lambda x: 1 / (1 + np.exp(-x)), "f")
-KERNELS["floor"] = _ufunc(np.floor, "f")
-KERNELS["ceil"] = _ufunc(np.ceil, "f")
-KERNELS["round_half_even"] = _ufunc(np.rint, "f")
-KERNELS["is_finite"] = _ufunc(np.isfinite, "f")
+for _name, _fn in {"floor": np.floor, "ceil": np.ceil, "round_half_even": np.rint,
+                   "is_finite": np.isfinite, "rem": np.fmod, "atan2": np.arctan2}.items():
+    KERNELS[_name] = _ufunc(_fn, "f")
 KERNELS["neg"] = _ufunc(np.negative, "iufc")
 KERNELS["abs"] = _ufunc(np.abs, "iufc")
 KERNELS["sign"] = _ufunc(np.sign, "iuf")
-KERNELS["not"] = _ufunc(np.invert, "biu")
 KERNELS["stop_gradient"] = _ufunc(lambda x: x, "biufc")
 KERNELS["real"] = _ufunc(np.real, "biufc")
 KERNELS["conj"] = _ufunc(np.conj, "biufc")
@@ -225,14 +223,12 @@ KERNELS["mul"] = _ufunc(lambda x, y: np.logical_and(x, y) if x.dtype == bool els
                         "biufc")
 KERNELS["sub"] = _ufunc(np.subtract, "iufc")
 KERNELS["div"] = _ufunc(np.true_divide, _FLOAT)  # integers: XLA rounds toward zero
-KERNELS["rem"] = _ufunc(np.fmod, "f")
 KERNELS["pow"] = _ufunc(np.power, _FLOAT)
 KERNELS["max"] = _ufunc(np.maximum, "biuf")
 KERNELS["min"] = _ufunc(np.minimum, "biuf")
-KERNELS["atan2"] = _ufunc(np.arctan2, "f")
-KERNELS["and"] = _ufunc(np.bitwise_and, "biu")
-KERNELS["or"] = _ufunc(np.bitwise_or, "biu")
-KERNELS["xor"] = _ufunc(np.bitwise_xor, "biu")
+for _name, _fn in {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+                   "not": np.invert}.items():
+    KERNELS[_name] = _ufunc(_fn, "biu")
 for _name, _fn in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
                    "gt": np.greater, "ge": np.greater_equal}.items():
     KERNELS[_name] = _ufunc(_fn, "biufc")

@@ -135,6 +135,7 @@ def check_program(program, outputs, sync_site: str, cause: str) -> None:
 
 
 def _input_value(node):
+    """A leaf's value on the device (a param's or const's host value uploaded)."""
     if node.op == "data":
         return node.value
     return jax.device_put(np.asarray(host_value(node), dtype=node.aval.dtype))
@@ -144,17 +145,13 @@ def _evaluate(program, inputs, compiled_env=None) -> tuple[list, list]:
     """Each node's value, one op at a time, and the largest finite magnitude that flowed
     into it. With ``compiled_env``, each op runs on the compiled values of its operands
     (to find the op that differs)."""
-    env: list = [None] * len(program.nodes)
+    env = _inputs_env(program, inputs)
     scale: list = [0.0] * len(program.nodes)
-    for pos, value in zip(program.input_positions, inputs, strict=True):
-        env[pos] = value
     source = env if compiled_env is None else compiled_env
     for i, (node, ops_pos) in enumerate(zip(program.nodes, program.operand_positions,
                                             strict=True)):
-        if node.op in ("data", "param"):
+        if node.op in ("data", "param", "const"):
             pass
-        elif node.op == "const":
-            env[i] = jax.device_put(np.asarray(host_value(node), dtype=node.aval.dtype))
         elif node.op == "tuple_get":
             env[i] = source[ops_pos[0]][dict(node.attrs)["index"]]
         else:
@@ -198,7 +195,7 @@ def _inputs_env(program, inputs) -> list:
         env[pos] = value
     for i, node in enumerate(program.nodes):
         if node.op == "const":
-            env[i] = jax.device_put(np.asarray(host_value(node), dtype=node.aval.dtype))
+            env[i] = _input_value(node)
     return env
 
 
