@@ -239,7 +239,6 @@ def close(roots: list[Node], program, taken: bool) -> None:
             _remember(rec, ep, roots, program)
         for key, places in ep.observed:
             _keep(rec.observations, key, places)
-    ep.observed = []
     prev = ep.prev
     if prev is not None and rec is not None:
         following = prev.next
@@ -248,11 +247,16 @@ def close(roots: list[Node], program, taken: bool) -> None:
                 following.remove(rec)
             following.insert(0, rec)
             del following[_MAX_NEXT:]
-    _next_base(ep)
-    ep.nodes = []
     ep.prev = rec
-    ep.tainted = False
-    nxt = rec.next[0] if rec is not None and rec.next else None
+    _advance(ep)
+
+
+def _advance(ep: Epoch) -> None:
+    """Start the next epoch, expecting what followed ``ep.prev`` (the last recording)."""
+    _next_base(ep)
+    ep.nodes, ep.tainted, ep.observed = [], False, []
+    prev = ep.prev
+    nxt = prev.next[0] if prev is not None and prev.next else None
     ep.rec = nxt
     ep.expected = nxt.expected if nxt is not None else None
     ep.sigs = None if nxt is not None else []
@@ -268,17 +272,8 @@ def restart() -> None:
     """Start the epoch afresh at a sync with nothing pending: its nodes were all dropped
     (never computed), so the epoch list must not keep them; the next epoch is compared
     with what followed the last recorded one."""
-    ep = EPOCH
-    if not ep.nodes:
-        return
-    _next_base(ep)
-    ep.nodes = []
-    ep.tainted = False
-    ep.observed = []
-    nxt = ep.prev.next[0] if ep.prev is not None and ep.prev.next else None
-    ep.rec = nxt
-    ep.expected = nxt.expected if nxt is not None else None
-    ep.sigs = None if nxt is not None else []
+    if EPOCH.nodes:
+        _advance(EPOCH)
 
 
 def _find(sigs: list) -> Recording:
@@ -350,7 +345,5 @@ def keep_observation(key: tuple, places: frozenset) -> None:
 def reset() -> None:
     """Forget every recording (tests; the next sync walks)."""
     _recordings.clear()
-    ep = EPOCH
-    _next_base(ep)
-    ep.nodes, ep.sigs, ep.expected, ep.rec, ep.prev, ep.tainted = [], [], None, None, None, False
-    ep.observed = []
+    EPOCH.prev = None
+    _advance(EPOCH)
