@@ -190,7 +190,8 @@ def _run(targets, full: bool, cause: str, live=None):
             outputs = interpreter.run(program)  # tier 0: no compile (lazycore.tiers)
             tiers.record_interpreted(key, time.perf_counter() - start)
             metrics.inc("interpreted_executions")
-            _log_interpreted(cause, site, program, key)
+            first = tiers.runs(key) <= 1  # a miss the first time (tier compile compiles)
+            diagnostics.on_sync(cause, site, program, hit=not first, detail=_INTERPRETED[first])
         else:
             executable = _executable(program, donate, cause, site, placement)
             args = (placement.args if placement
@@ -380,13 +381,8 @@ def explain_change(previous: Program, program: Program) -> str:
     return "; ".join(changes[:4]) + (" ..." if len(changes) > 4 else "")
 
 
-def _log_interpreted(cause: str, site: str, program: Program, key) -> None:
-    """An interpreted run: logged as the miss it is the first time the program runs
-    (where the compile tier would compile), as a hit while its background compile runs."""
-    first = tiers.runs(key) <= 1
-    detail = ("interpreted, not compiled (tier auto: compiled in the background if it runs"
-              " again)" if first else "interpreted")
-    diagnostics.on_sync(cause, site, program, hit=not first, detail=detail)
+_INTERPRETED = ("interpreted", "interpreted, not compiled (tier auto: compiled in the"
+                " background if it runs again)")  # the sync log's detail, by first run
 
 
 def _log(cause: str, site: str, program: Program, what: str, reason: str | None = None) -> None:
