@@ -282,6 +282,7 @@ def interleaved(models, impls, rounds: int, warmup: int = 3, new_tokens: int = 3
                 np.testing.assert_allclose(result, reference, rtol=2e-4, atol=2e-5)
             for _ in range(warmup):
                 step()
+            _settle(step)
             steps[impl] = step
         times: dict = {impl: [] for impl in steps}
         for _ in range(rounds):
@@ -292,6 +293,16 @@ def interleaved(models, impls, rounds: int, warmup: int = 3, new_tokens: int = 3
         out[model] = {impl: (statistics.median(v), first[impl]) for impl, v in times.items()}
         print(_table_row(model, out[model], impls), flush=True)
     return out
+
+
+def _settle(step) -> None:
+    """Wait for lazycore's background compiles (``tiers``: a program's variant for the
+    buffers it donates compiles while earlier steps run interpreted), so the timed rounds
+    measure the steady state, not the tier's hand-over."""
+    tiers = getattr(sys.modules.get("lazycore"), "tiers", None)
+    for _ in range(2 if tiers is not None else 0):
+        tiers.wait_compiles()
+        step()
 
 
 def _table_row(case: str, cells: dict, impls) -> str:
