@@ -293,7 +293,6 @@ def setitem(a: LazyArray, key, value) -> None:
 
 # -- element writes: ``a[i, j] = 3.0`` ------------------------------------------------------------
 
-SCALARS = (bool, int, float, complex, np.bool_, np.number)
 _SCRATCH: dict = {}  # dtype -> a one-element host array (NumPy's own scalar assignment)
 
 

@@ -53,11 +53,6 @@ def _unary_float(op_name):
     return lambda x: op(x)
 
 
-def _identity_for_ints(op_name):
-    op = ops.get(op_name)
-    return lambda x: x if _kind(x) in "iub" else op(x)
-
-
 # -- arithmetic ---------------------------------------------------------------------------
 
 def floor_divide(a, b):

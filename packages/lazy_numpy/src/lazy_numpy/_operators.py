@@ -165,7 +165,7 @@ def _power(general):
     """``x ** n``: a Python int ``n`` (|n| <= 64) records ``integer_pow`` exactly as
     ``_ufuncs._static_power`` does, planned per (aval, n); other exponents replay
     ``np.power``'s plan like any binary operator."""
-    planned, ints = _binary(np.power, general), {}
+    planned, ints = _binary(np.power, general), _plans.PlanCache()
 
     def method(self, n):
         if type(n) is not int or type(self) is not LazyArray:
@@ -174,9 +174,8 @@ def _power(general):
         key = (mine.node.aval, n)
         run = ints.get(key)
         if run is None:
-            if len(ints) >= _plans.MAX_PLANS:
-                ints.clear()
-            run = ints[key] = _int_power(key[0].dtype, n)
+            ints.keep(key, _int_power(key[0].dtype, n))
+            run = ints[key]
         return LazyArray(run(mine)) if run else general(self, n)
     return method
 
@@ -190,7 +189,7 @@ def _int_power(dtype, n):
         loop = (_INT8, _INT8, _INT8)  # ndarray's ``** 2`` is ``np.square``: int8
     elif loop[2].kind in "iu" and n < 0:
         return False  # NumPy raises
-    return lambda t: lc.ops.integer_pow(_cast(_cast(t, loop[0]), loop[2]), y=n)
+    return lambda t: _ufuncs.int_power(_cast(t, loop[0]), n, loop[2])
 
 
 _calls: dict = {}  # ufunc -> its _Plans for ``ufunc(x)`` / ``ufunc(x, y)`` with no kwargs
@@ -218,7 +217,7 @@ def ufunc_call(ufunc, method, inputs, kwargs):
     key = tuple(sigs)
     plans = _calls.get(ufunc)
     if plans is None:
-        plans = _calls[ufunc] = _Plans(ufunc)
+        plans = _calls.setdefault(ufunc, _Plans(ufunc))
     run = plans.find(key)
     if run:
         try:

@@ -142,7 +142,14 @@ def _static_power(name, inputs, out, where, dtype, casting, ufunc):
         if x.size:  # NumPy's loop raises on its first element
             raise ValueError("Integers to negative integer powers are not allowed.")
         return None
-    return LazyArray(lc.ops.integer_pow(_numeric.cast(x, out_dtype), y=n))
+    return LazyArray(int_power(x, n, out_dtype))
+
+
+def int_power(x, n: int, out_dtype):
+    """``integer_pow`` in ``out_dtype``; float16 in float32, rounded once (NumPy's half
+    loops), not rounded after every multiplication."""
+    k = kernel_casts("power", (out_dtype,), (out_dtype,))[0] or out_dtype
+    return _numeric.cast(lc.ops.integer_pow(_numeric.cast(x, k), y=n), out_dtype)
 
 
 def _casting_error(ufunc, from_dtype, to_dtype) -> TypeError:
@@ -318,14 +325,9 @@ def at(ufunc, inputs, kwargs):
     v = tensor(b, loop[1])
     if ufunc.__name__ == "subtract":
         v = lc.ops.neg(v)
-    key = _getitem_key(indices)
-    a._t = _numeric.setitem(a._t, key, _numeric.cast(v, a.dtype), mode="add")
-
-
-def _getitem_key(key):
     from ._indexing import core_key
 
-    return core_key(key)
+    a._t = _numeric.setitem(a._t, core_key(indices), _numeric.cast(v, a.dtype), mode="add")
 
 
 _METHODS = {"__call__": call, "reduce": reduce, "accumulate": accumulate, "outer": outer,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import lazycore as lc
 from lazycore import views as core_views
 
 derive = core_views.derive
@@ -180,15 +181,8 @@ def general(src, value, get, on_probe, put=None):
 
 # -- view(dtype): the same bytes read as another dtype ------------------------------------------
 
-def _ops():
-    import lazycore as lc
-
-    return lc
-
-
 def reinterpret(x, dt: np.dtype):
     """``x``'s bytes read as ``dt`` (the last axis rescaled by the item-size ratio)."""
-    lc = _ops()
     return lc.numeric.reinterpret(x, dt)
 
 
@@ -236,7 +230,6 @@ class FlatIter:
         from ._array import LazyArray
 
         a = self.base
-        lc = _ops()
         return LazyArray(lc.ops.reshape(a._t, new_sizes=(a.size,)))  # a new owner: a copy
 
     def __len__(self) -> int:
@@ -271,7 +264,6 @@ class FlatIter:
         if v.size != n and v.size:  # NumPy repeats the value over the selection
             v = np.concatenate([v] * -(-n // v.size))[:n]
         flat[key] = v.reshape(picked) if v.size == n else v
-        lc = _ops()
         a._t = lc.ops.reshape(flat._t, new_sizes=a.shape)
 
     def __array__(self, dtype=None, copy=None):
@@ -329,7 +321,6 @@ class _Overlapping(core_views.Lens):
 
 
 def _gather(value, pos):
-    lc = _ops()
     flat = lc.ops.reshape(value, new_sizes=(value.size,))
     return lc.numeric.take(flat, lc.asarray(pos), 0)
 
@@ -337,5 +328,5 @@ def _gather(value, pos):
 def _scatter(value, pos, child):
     """``value`` (the storage) with the view's elements ``child`` written back at their
     flat positions ``pos``; overlapping windows: the last element that changed wins."""
-    return _ops().numeric.write_positions(value, pos, child,
+    return lc.numeric.write_positions(value, pos, child,
                                           last_changed=np.unique(pos).size != pos.size)
