@@ -19,8 +19,9 @@ loss read on the host every step):
 Every implementation starts from the same weights (``keras.utils.set_random_seed``) and
 batch; the first step's loss must equal eager's (rtol 1e-4). After warm-up, rounds run
 each implementation for a few steps in turn (rotating the order; lazy implementations
-first wait for lazycore's background compile: the interpreter tier runs until it lands), and the medians of the
-per-step times are reported, with the load average before and after. ``--quick`` (CI:
+first wait for lazycore's background compile: the interpreter tier runs until it lands),
+and the medians of the per-step times are reported, with the load average before and
+after. ``--quick`` (CI:
 proves the module runs) runs ``mlp`` and ``fit_mlp`` at toy sizes, one round.
 
 ``python -m benchmarks.tf_programs [--quick] [--rounds N] [--cases C,..] [--impls I,..]
