@@ -15,7 +15,6 @@ from .random import Generator
 from .subprogram import CaptureError, capturing, placeholder
 from .tensor import Tensor
 
-
 # a visible output's tuple_get node -> the scan's trail gets (the carry before each
 # step, stacked): ``autodiff.grad`` runs the loop's backward from them instead of
 # running the forward loop again. Keyed by the visible outputs (the trail refers to
