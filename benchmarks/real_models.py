@@ -254,11 +254,14 @@ def run(quick: bool) -> list[dict]:
 
 # --- interleaved comparison (``python -m benchmarks.real_models``) ------------------------------
 
-def interleaved(models, impls, rounds: int, warmup: int = 3, new_tokens: int = 32) -> dict:
+def interleaved(models, impls, rounds: int, warmup: int = 3, new_tokens: int = 32,
+                alone: bool = False) -> dict:
     """Every implementation's step is built and warmed first, then timed in rounds of one
     step each, so a load change on a shared machine hits every implementation alike.
-    Returns ``{case: {impl: (median_s, first_s)}}``; the first result must match eager's."""
+    Returns ``{case: {impl: (median_s, first_s)}}``; the first result must match eager's.
+    ``alone``: also time the compiled step's XLA program by itself (``xla_alone``)."""
     out: dict = {}
+    spy = _Alone() if alone else None
     for model in models:
         if model in HF_MODELS + ("gpt2_generate",) and not _have_transformers():
             continue
@@ -284,6 +287,8 @@ def interleaved(models, impls, rounds: int, warmup: int = 3, new_tokens: int = 3
                 step()
             _settle(step)
             steps[impl] = step
+            if spy is not None and impl == "lazy_compiled":
+                steps["xla_alone"], first["xla_alone"] = spy.capture(step), 0.0
         times: dict = {impl: [] for impl in steps}
         for _ in range(rounds):
             for impl, step in steps.items():
@@ -291,8 +296,46 @@ def interleaved(models, impls, rounds: int, warmup: int = 3, new_tokens: int = 3
                 step()
                 times[impl].append(time.perf_counter() - t0)
         out[model] = {impl: (statistics.median(v), first[impl]) for impl, v in times.items()}
-        print(_table_row(model, out[model], impls), flush=True)
+        print(_table_row(model, out[model], tuple(out[model]), impls[-1]), flush=True)
     return out
+
+
+class _Alone:
+    """The step's largest XLA program, run by itself on copies of its inputs (compiled
+    without donation, so the copies survive): what a backend with no Python cost would
+    take. Spies on ``lazycore.runtime._executable`` (a benchmark-only look inside)."""
+
+    def __init__(self):
+        from lazycore import runtime
+
+        self.armed, self.best = False, None
+        original = runtime._executable
+
+        import jax.numpy as jnp
+
+        def executable(program, donate, *args, **kwargs):
+            compiled = original(program, donate, *args, **kwargs)
+            if not self.armed:
+                return compiled
+
+            def run(*xs):
+                if self.best is None or program.size > self.best[0].size:
+                    self.best = (program, [jnp.array(x, copy=True) for x in xs])
+                return compiled(*xs)
+            return run
+        runtime._executable = executable
+
+    def capture(self, step):
+        import jax
+
+        from lazycore import lowering
+
+        self.armed, self.best = True, None
+        step()
+        self.armed = False
+        program, args = self.best
+        compiled = lowering.lower(program, ()).compile()
+        return lambda: jax.block_until_ready(compiled(*args))
 
 
 def _settle(step) -> None:
@@ -305,13 +348,13 @@ def _settle(step) -> None:
         step()
 
 
-def _table_row(case: str, cells: dict, impls) -> str:
+def _table_row(case: str, cells: dict, impls, last: str | None = None) -> str:
     base = cells[impls[0]][0]
     parts = [f"{cells[impls[0]][0] * 1e3:.1f} ms"]
     for impl in impls[1:]:
         median, _ = cells[impl]
         parts.append(f"{median * 1e3:.1f} ms ({base / median:.2f}×)")
-    first = cells[impls[-1]][1]
+    first = cells[last or impls[-1]][1]
     return f"| {case} | " + " | ".join(parts) + f" | {first:.1f} s |"
 
 
@@ -324,6 +367,8 @@ def main(argv=None) -> None:
     parser.add_argument("--impls", default="eager_torch,lazy_torch,lazy_compiled")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--xla-alone", action="store_true",
+                        help="also time the compiled step's XLA program alone")
     args = parser.parse_args(argv)
     if args.threads:
         _threads.pin(args.threads)
@@ -331,9 +376,10 @@ def main(argv=None) -> None:
 
     impls = tuple(args.impls.split(","))
     print(f"load average at start: {os.getloadavg()}, threads: {args.threads or 'default'}")
-    print("| case | " + " | ".join(impls) + f" | {impls[-1]}: first step |")
-    print("|---" * (len(impls) + 2) + "|")
-    interleaved(tuple(args.models.split(",")), impls, args.rounds)
+    columns = impls + (("xla_alone",) if args.xla_alone and "lazy_compiled" in impls else ())
+    print("| case | " + " | ".join(columns) + f" | {impls[-1]}: first step |")
+    print("|---" * (len(columns) + 2) + "|")
+    interleaved(tuple(args.models.split(",")), impls, args.rounds, alone=args.xla_alone)
     print(f"load average at end: {os.getloadavg()}")
 
 
