@@ -73,6 +73,13 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
     return Frozen(instructions), leaves, reached, tuple(ref(r) for r in outputs)
 
 
+# a visible output's tuple_get node -> a ``loops.scan``'s trail gets (the carry before each
+# step, stacked): ``grad`` runs the loop's backward from them instead of
+# running the forward loop again. Keyed by the visible outputs (the trail refers to
+# the scan node, never to them), so an entry lives as long as the loop's results.
+TRAILS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 # Ops lowered with a region (reducer, comparator, combiner). XLA:CPU's CSE compares
 # regions by identity, so the vjp's re-run of such an op is not merged with the forward's
 # and neither is anything after it (a BatchNorm's or LayerNorm's mean: the rest of the
@@ -111,8 +118,6 @@ def _saved_refs(interior, position, leaves, n_wrt) -> dict:
     """id(scan node) -> one argument ref per output (-1: unused) for each scan in the
     interior whose trail ``loops.scan`` recorded: its used outputs and its trail join
     the leaves, so the vjp reads the forward loop's results."""
-    from .loops import TRAILS
-
     found: dict = {}
     for node in interior:
         scan = node.operands[0] if node in TRAILS else None  # its keys: scan outputs

@@ -5,21 +5,13 @@ autodiff cut, while the op itself stays with the other ops below them."""
 
 from __future__ import annotations
 
-import weakref
-
-from .autodiff import _cut_program
+from .autodiff import TRAILS, _cut_program
 from .errors import ShapeError
 from .ir import Aval, Frozen
 from .ops.control import scan_op
 from .random import Generator
 from .subprogram import CaptureError, capturing, placeholder
 from .tensor import Tensor
-
-# a visible output's tuple_get node -> the scan's trail gets (the carry before each
-# step, stacked): ``autodiff.grad`` runs the loop's backward from them instead of
-# running the forward loop again. Keyed by the visible outputs (the trail refers to
-# the scan node, never to them), so an entry lives as long as the loop's results.
-TRAILS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _outside(roots, holders) -> frozenset:
