@@ -239,22 +239,6 @@ def native_layer_norm(x, normalized_shape, weight, bias, eps):
 
 
 
-@lower("native_layer_norm_backward.default")
-def native_layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, mask):
-    """PyTorch's decomposition's formula in ~20 core ops, not ~80 dispatched ATen calls
-    (half types and empty tensors keep the decomposition: it upcasts / returns zeros)."""
-    if grad.dtype not in (D.float32, D.float64) or not x.size:
-        return NotImplemented
-    k, shape = x.ndim - len(normalized_shape), x.shape
-    axes, n = tuple(range(k, x.ndim)), full_like(grad, x.size // max(1, mean.size))
-    xhat = ops.mul(ops.sub(x, num.broadcast_to(mean, shape)), num.broadcast_to(rstd, shape))
-    g = grad if weight is None else ops.mul(grad, num.broadcast_to(weight, shape))
-    inner = ops.sub(ops.sub(ops.mul(g, n), num.broadcast_to(num.sum(g, axes, True), shape)),
-                    ops.mul(xhat, num.broadcast_to(num.sum(ops.mul(g, xhat), axes, True), shape)))
-    return (ops.mul(ops.div(num.broadcast_to(rstd, shape), n), inner) if mask[0] else None,
-            num.sum(ops.mul(grad, xhat), tuple(range(k))) if mask[1] and weight is not None
-            else None, num.sum(grad, tuple(range(k))) if mask[2] and bias is not None else None)
-
 # -- embedding, dropout ----------------------------------------------------------------------
 
 @lower("embedding.default")
