@@ -387,3 +387,17 @@ def test_running_extremes_propagate_nan():
     for f in (np.maximum.accumulate, np.minimum.accumulate):
         check(f, x)
         check(lambda a, f=f: f(a, axis=1), x)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+def test_integer_array_to_negative_array_power_raises_at_the_next_barrier(dtype):
+    """NumPy's integer power loop refuses a negative exponent element; XLA would return
+    0/1 silently. The exponent is data, so the error comes at the next barrier."""
+    base, exponent = np.array([2, 3, 1], dtype), np.array([1, -2, 3], dtype)
+    with pytest.raises(ValueError):
+        np.power(base, exponent)
+    result = np.power(lnp.asarray(base), lnp.asarray(exponent))
+    with pytest.raises(ValueError, match="negative integer powers"):
+        np.asarray(result)
+    check(lambda a, b: a ** b, base, np.abs(exponent))
+    check(lambda a, b: a ** b, base, np.abs(exponent).astype(np.uint8))

@@ -358,3 +358,18 @@ def test_operators_with_an_eager_tensor_on_either_side(op, metrics):
     assert_same(fn(tf.constant(a), lazy(b)), eager)
     assert_same(fn(lazy(a), tf.constant(b)), eager)
     assert ltf.fallback_counts() == {}
+
+
+@pytest.mark.parametrize("exponent", [np.array([-1, 2]), -1])
+@pytest.mark.parametrize("spelling", ["pow", "operator"])
+def test_integer_to_negative_power_raises_like_tf(exponent, spelling):
+    """TF's Pow kernel refuses a negative integer exponent; XLA would return 0 silently.
+    A host exponent raises at the call, a lazy one at the next barrier."""
+    base = np.array([2, 3])
+    compute = (lambda x, y: tf.pow(x, y)) if spelling == "pow" else (lambda x, y: x ** y)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        compute(tf.constant(base), exponent)
+    y = lazy(exponent) if isinstance(exponent, np.ndarray) else exponent
+    with pytest.raises(tf.errors.InvalidArgumentError, match="negative integer powers"):
+        compute(lazy(base), y).numpy()
+    assert_same(compute(lazy(base), lazy(np.array([0, 2]))), compute(tf.constant(base), [0, 2]))

@@ -80,7 +80,8 @@ def true_divide(a, b):
 
 
 def power(a, b):
-    return ops.pow(a, b)
+    return lc.numeric.checked_power(a, b, ValueError,
+                                    "Integers to negative integer powers are not allowed.", op="power")
 
 
 def square(x):

@@ -132,7 +132,7 @@ def _ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
 for _tf, _op, _ok in [
     ("math.add", "add", NUMERIC), ("math.subtract", "sub", NUMERIC),
     ("math.multiply", "mul", NUMERIC), ("math.maximum", "max", REAL),
-    ("math.minimum", "min", REAL), ("math.pow", "pow", NUMERIC), ("math.atan2", "atan2", FLOAT),
+    ("math.minimum", "min", REAL), ("math.atan2", "atan2", FLOAT),
     ("math.equal", "eq", None), ("math.not_equal", "ne", None), ("math.less", "lt", REAL),
     ("math.less_equal", "le", REAL), ("math.greater", "gt", REAL),
     ("math.greater_equal", "ge", REAL), ("math.logical_and", "and", BOOL),
@@ -150,6 +150,12 @@ def _right_shift(a, b):
     require(a, INT, "right_shift")
     op = ops.shift_right_logical if lc.dtypes.is_unsigned(a.dtype) else ops.shift_right_arithmetic
     return op(a, b)
+
+
+@binary("math.pow", lowers_to="pow (+ a check for integers)", kernel=True)
+def _pow(a, b):
+    return num.checked_power(require(a, NUMERIC, "pow"), b, _tf_error(tf.errors.InvalidArgumentError),
+                             "Integers to negative integer powers are not allowed", op="pow")
 
 
 @binary("math.logical_xor", lowers_to="xor", kernel=True)

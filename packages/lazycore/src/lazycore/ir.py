@@ -194,31 +194,3 @@ def freeze_attrs(attrs: dict) -> tuple:
         return ((k, freeze(v)),)
     return tuple(sorted([(k, freeze(v)) for k, v in attrs.items()]))
 
-
-def format_graph(roots: list[Node]) -> str:
-    """A readable listing of the graph under ``roots`` (used by debug dumps)."""
-    order: list[Node] = []
-    seen: dict[int, int] = {}
-    stack = [(r, False) for r in reversed(roots)]
-    while stack:
-        node, expanded = stack.pop()
-        if id(node) in seen:
-            continue
-        if expanded or node.is_leaf:
-            seen[id(node)] = len(order)
-            order.append(node)
-            continue
-        stack.append((node, True))
-        stack.extend((o, False) for o in reversed(node.operands) if id(o) not in seen)
-    lines = []
-    for i, node in enumerate(order):
-        args = ", ".join(f"%{seen[id(o)]}" for o in node.operands)
-        attrs = ", ".join(f"{k}={v}" for k, v in node.attrs)
-        aval = node.aval if isinstance(node.aval, Aval) else "(" + ", ".join(map(str, node.aval)) + ")"
-        body = node.op
-        if node.op in ("param", "const"):
-            body += f" {np.asarray(node.value).tolist()}"
-        lines.append(f"%{i} = {body}({args}{', ' if args and attrs else ''}{attrs}) : {aval}")
-    outs = ", ".join(f"%{seen[id(r)]}" for r in roots)
-    lines.append(f"return {outs}")
-    return "\n".join(lines)

@@ -34,6 +34,7 @@ from .composites.elementwise import (
     addcdiv,
     addcmul,
     angle,
+    checked_power,
     clamp,
     copysign,
     divide_no_nan,

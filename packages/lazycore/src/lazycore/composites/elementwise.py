@@ -479,6 +479,20 @@ def power(x, y, *, dtype) -> Tensor:
     return ops.pow(*promote([x, y], dtype=dtype))
 
 
+def checked_power(x: Tensor, y: Tensor, error_type, message: str, *, op: str) -> Tensor:
+    """``pow`` where an integer ``x ** y`` with a negative ``y`` is an error, as NumPy's and
+    TF's kernels make it (XLA returns a value): at the call for a host exponent, else at
+    the next barrier."""
+    result = ops.pow(x, y)
+    if is_integer(y.dtype) and not is_unsigned(y.dtype):
+        if y.node.op not in _HOST_LEAVES:
+            checks.require(any_(ops.lt(y, _like(y, 0))), error_type, message, op=op,
+                           guards=(result,))
+        elif np.any(host_value(y.node) < 0):
+            raise error_type(message)
+    return result
+
+
 def _complex_sign(x):
     re, im = ops.real(x), ops.imag(x)
     mag = ops.abs(x)

@@ -16,9 +16,6 @@ from ..trace import scalar
 from .broadcasting import broadcast_to, cast, full
 from .indexing import take_along_axis
 
-_INITIAL = {"reduce_sum": 0, "reduce_prod": 1, "reduce_and": True, "reduce_or": False}
-
-
 def normalize_axes(axis, ndim: int, scalar_axes=(0, -1)) -> tuple[int, ...]:
     """None -> all axes; ints may be negative; duplicates raise ``AxisError``.
 

@@ -8,7 +8,7 @@ import jax
 import numpy as np
 
 from ..dtypes import is_bool, is_complex, is_floating, is_integer, real_dtype
-from ..errors import AxisError, DTypeError, ShapeError
+from ..errors import DTypeError, ShapeError
 from ..ir import Aval
 
 DTYPE_CLASSES = {
@@ -91,12 +91,6 @@ def nary_rule(name: str, cls: str, out: str = "same"):
             check_dtype(name, cls, first)
         return first if result is None else result(first)
     return rule
-
-
-def normalize_axis(axis: int, ndim: int, name: str = "") -> int:
-    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
-        raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}", op=name)
-    return axis % ndim if ndim else 0
 
 
 def to_struct(aval: Aval):
