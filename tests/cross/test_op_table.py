@@ -288,6 +288,9 @@ RECORDS += [
         "a ** -2": lambda a, b: a ** -2, "a ** 1": lambda a, b: a ** 1,
         "a ** 2.5": lambda a, b: a ** 2.5, "a ** 0": lambda a, b: a ** 0,
         "2 ** b": lambda a, b: 2 ** b}}, _power_cases(), rtol=4e-7),
+    # NumPy's and TF's kernels refuse an integer base to a negative integer exponent
+    Record("checked_power", {"numpy": {"np.power": np.power}, "tf": {"tf.pow": tf.pow}},
+           _power_cases() + tuple(_int_cases(2, zero_divisor=False)), rtol=4e-7),
     Record("ordered", {"numpy": {"np.less": np.less, "np.less_equal": np.less_equal,
                                  "np.greater": np.greater,
                                  "np.greater_equal": np.greater_equal}}, BINARY_ALL),

@@ -154,7 +154,8 @@ def _right_shift(a, b):
 
 @binary("math.pow", lowers_to="pow (+ a check for integers)", kernel=True)
 def _pow(a, b):
-    return num.checked_power(require(a, NUMERIC, "pow"), b, _tf_error(tf.errors.InvalidArgumentError),
+    signed = require(a, lambda d: NUMERIC(d) and not lc.dtypes.is_unsigned(d), "pow")  # TF's Pow list
+    return num.checked_power(signed, b, _tf_error(tf.errors.InvalidArgumentError),
                              "Integers to negative integer powers are not allowed", op="pow")
 
 

@@ -16,6 +16,7 @@ from ..trace import scalar
 from .broadcasting import broadcast_to, cast, full
 from .indexing import take_along_axis
 
+
 def normalize_axes(axis, ndim: int, scalar_axes=(0, -1)) -> tuple[int, ...]:
     """None -> all axes; ints may be negative; duplicates raise ``AxisError``.
 
