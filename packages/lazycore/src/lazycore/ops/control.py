@@ -9,9 +9,11 @@ one loop. ``scan(body, init, xs, consts)`` traces ``body`` once on placeholder l
 whose static attribute is the captured body. Values the body closes over (scalars it
 made, device data it read) become extra operands of the node, passed on every call.
 
-The op has no derivative rule: a frontend that needs gradients writes its backward as
-another ``scan`` (lazy_torch's recurrent layers do: a reverse scan of the cell's
-gradient, with the weight gradients taken as one matmul over all steps afterwards).
+The op has no derivative rule of its own. ``lazycore.grad`` differentiates it through
+JAX, reading the carry trail ``loops.scan`` records (``autodiff``'s ``scan_saved``), so
+the forward loop runs once and the backward is one reverse loop. A frontend may write
+its backward as another ``scan`` instead (lazy_torch's recurrent layers do: a reverse
+scan of the cell's gradient, the weight gradients one matmul over all steps afterwards).
 """
 
 from __future__ import annotations
