@@ -332,3 +332,15 @@ def test_cpu_dispatch_setting(env, expected):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, env={**environ, **env})
     assert out.stdout.split("\n")[-2] == expected
+
+
+def test_import_keeps_a_cpu_dispatch_chosen_through_jax_config():
+    """Without LAZYCORE_CPU_DISPATCH, importing lazycore leaves JAX's own choice alone."""
+    script = ("import jax; jax.config.update('jax_cpu_enable_async_dispatch', False)\n"
+              "import lazycore\nfrom jax._src import xla_bridge\n"
+              "print(xla_bridge._CPU_ENABLE_ASYNC_DISPATCH.value)")
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("JAX_CPU_ENABLE_ASYNC_DISPATCH", "LAZYCORE_CPU_DISPATCH")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, env=environ)
+    assert out.stdout.split("\n")[-2] == "False"

@@ -54,8 +54,8 @@ class Settings:
     the GIL; a compile can take seconds, and no run may cost more than twice its
     interpreted time).
     ``cpu_dispatch``: how JAX's CPU client runs a program (process-wide, read when the
-    client is created, so lazycore sets it at import unless ``JAX_CPU_ENABLE_ASYNC_DISPATCH``
-    is set): ``"async"`` (default) handed to PJRT's worker thread, which overlaps tracing
+    client is created, so lazycore sets it at import when ``LAZYCORE_CPU_DISPATCH`` is set
+    and ``JAX_CPU_ENABLE_ASYNC_DISPATCH`` is not): ``"async"`` (default) handed to PJRT's worker thread, which overlaps tracing
     with execution but waits for that thread to be scheduled at every read (2-5 ms per
     sync on a loaded machine, measured); ``"sync"`` on the calling thread.
     """

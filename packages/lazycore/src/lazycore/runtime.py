@@ -448,4 +448,5 @@ def fallback(name: str, fn, tensors, *args, **kwargs):
 
 
 _reset_trace_limit()
-set_cpu_dispatch(settings.cpu_dispatch)
+if "LAZYCORE_CPU_DISPATCH" in os.environ:  # else JAX's state stands (a user's own
+    set_cpu_dispatch(settings.cpu_dispatch)  # jax.config choice; its default is async)

@@ -165,7 +165,6 @@ def select(x, dim, index):
     return ops.reshape(y, new_sizes=x.shape[:d] + x.shape[d + 1:])
 
 
-
 @lower("select_backward.default")
 def select_backward(grad, input_sizes, dim, index):
     """The gradient padded with zeros around ``index`` (one op; the decomposition's
@@ -180,6 +179,7 @@ def select_backward(grad, input_sizes, dim, index):
     config[d] = (index, sizes[d] - index - 1, 0)
     g = ops.reshape(grad, new_sizes=sizes[:d] + (1,) + sizes[d + 1:])
     return ops.pad(g, lc.scalar(0, grad.dtype), padding_config=tuple(config))
+
 
 @lower("unsqueeze.default", "unsqueeze_copy.default")
 def unsqueeze(x, dim):
