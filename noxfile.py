@@ -5,7 +5,7 @@ Bare `nox` runs every tests_* session and lint. Every install is pinned with
 Arguments after `--` are passed to pytest: `nox -s tests_core -- -k foo`.
 
 Under CI (``CI`` set, as on the CI machine) each session deletes its virtualenv and
-scratch files when it ends: a venv with torch, TensorFlow and JAX is ~3 GB, the nine
+scratch files when it ends: a venv with torch, TensorFlow and JAX is ~3 GB, the seven
 together ~14 GB, more than a CI machine's disk may hold.
 """
 
@@ -20,9 +20,7 @@ nox.options.sessions = [
     "tests_numpy",
     "tests_torch",
     "tests_tf",
-    "tests_cross",
-    "tests_sharding",
-    "tests_bench",
+    "tests_integration",
     "tests_tools",
     "tests_models",
     "lint",
@@ -103,11 +101,15 @@ def tests_tf(session: nox.Session) -> None:
     _pytest(session, "tests/tf")
 
 
+def _cross(session: nox.Session) -> None:
+    # one trace across frontends, and robustness (fuzzing, soak, bad input) of each
+    _pytest(session, "tests/cross", "tests/robustness")
+
+
 @session
 def tests_cross(session: nox.Session) -> None:
     _install(session, *ALL_PACKAGES, *TEST_DEPS)
-    # one trace across frontends, and robustness (fuzzing, soak, bad input) of each
-    _pytest(session, "tests/cross", "tests/robustness")
+    _cross(session)
 
 
 @session
@@ -129,13 +131,17 @@ def array_api_conformance(session: nox.Session) -> None:
     session.run("python", "tools/array_api_conformance.py", *session.posargs, env=TEST_ENV)
 
 
-@session
-def tests_sharding(session: nox.Session) -> None:
+def _sharding(session: nox.Session) -> None:
     # Its own process: XLA must see the flag before jax starts (tests/sharding/conftest.py
     # sets it too, for a plain `pytest tests/sharding`).
-    _install(session, *ALL_PACKAGES, *TEST_DEPS)
     env = {**TEST_ENV, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
     session.run("pytest", "tests/sharding", *session.posargs, env=env)
+
+
+@session
+def tests_sharding(session: nox.Session) -> None:
+    _install(session, *ALL_PACKAGES, *TEST_DEPS)
+    _sharding(session)
 
 
 @session
@@ -157,6 +163,17 @@ BENCH_DEPS = ("numexpr",)  # torch.compile (inductor, CPU) needs only torch and 
 def tests_bench(session: nox.Session) -> None:
     # Runs `python -m benchmarks --quick` in a subprocess: proves the suite runs, no timing.
     _install(session, *ALL_PACKAGES, *BENCH_DEPS, *TEST_DEPS)
+    _pytest(session, "tests/bench")
+
+
+@session
+def tests_integration(session: nox.Session) -> None:
+    """tests_cross, tests_sharding and tests_bench in one virtualenv, each in its own
+    process: the default list (CI) installs every framework once instead of three times
+    (~5 of CI's minutes went to those two extra installs)."""
+    _install(session, *ALL_PACKAGES, *BENCH_DEPS, *TEST_DEPS)
+    _cross(session)
+    _sharding(session)
     _pytest(session, "tests/bench")
 
 
