@@ -69,3 +69,39 @@ def test_gpt2_generate_tokens_equal_eager(dev):
     counters = lc.metrics.counters()
     assert counters["dynamo_captures"] > before.get("dynamo_captures", 0)
     assert counters.get("dynamo_uncaptured", 0) == before.get("dynamo_uncaptured", 0)
+
+
+_ISIN_CASES = [  # PyTorch's promotion: a 0-d test tensor and a Python int take x's dtype
+    (torch.tensor([1, 2, 3], dtype=torch.int32), torch.tensor(2**33 + 2)),
+    (torch.tensor([1, 2, 3], dtype=torch.int32), torch.tensor([2**33 + 2, 3])),
+    (torch.tensor([1, 2, 3], dtype=torch.uint8), 258),
+    (torch.tensor([0.1]), torch.tensor([0.1], dtype=torch.float64)),
+    (torch.tensor([[1, 2], [3, 4]]), torch.tensor([[4], [1]])),
+    (torch.tensor([float("nan"), 1.0]), torch.tensor([float("nan"), 1.0])),
+    (2, torch.tensor([1, 2])),
+    (torch.zeros(0, 3), torch.tensor([1.0])),
+]
+
+
+@pytest.mark.parametrize("invert", [False, True])
+@pytest.mark.parametrize("case", range(len(_ISIN_CASES)))
+def test_isin_is_one_composite_equal_to_eager(case, invert, dev):
+    """``generate()``'s logits processors and stopping criteria call ``isin`` each token."""
+    x, test = _ISIN_CASES[case]
+    want = torch.isin(x, test, invert=invert)
+    lazy = [a.to(dev) if isinstance(a, torch.Tensor) else a for a in (x, test)]
+    traced = lc.metrics.counters().get("traced_ops", 0)
+    got = torch.isin(*lazy, invert=invert)
+    assert lc.metrics.counters().get("traced_ops", 0) - traced <= 8  # not a decomposition
+    assert got.dtype == want.dtype and torch.equal(got.cpu(), want)
+
+
+@pytest.mark.parametrize("x, test", [(torch.tensor([True]), torch.tensor([1])),
+                                     (torch.tensor([1]), torch.tensor([True])),
+                                     (torch.tensor([1j]), torch.tensor([1j]))])
+def test_isin_refuses_what_eager_refuses(x, test, dev):
+    with pytest.raises(RuntimeError) as eager:
+        torch.isin(x, test)
+    with pytest.raises(RuntimeError) as lazy:
+        torch.isin(x.to(dev), test.to(dev))
+    assert str(lazy.value) == str(eager.value)

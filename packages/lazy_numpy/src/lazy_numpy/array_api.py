@@ -15,6 +15,8 @@ from typing import NamedTuple as _NamedTuple
 
 import numpy as np
 
+from lazycore.composites.elementwise import isin as _isin
+
 from . import _creation
 from ._array import LazyArray
 
@@ -546,6 +548,4 @@ def broadcast_shapes(*shapes):
 
 
 def isin(x1, x2, /, *, invert=False):
-    x1, x2 = _lazy(x1), np.ravel(_lazy(x2))
-    hit = np.any(np.expand_dims(x1, -1) == x2, axis=-1)
-    return np.logical_not(hit) if invert else hit
+    return LazyArray(_isin(_lazy(x1)._t, _lazy(x2)._t, invert))

@@ -12,6 +12,7 @@ from .common import (
     DEFAULT,
     INT_TO_FLOAT,
     D,
+    as_tensor,
     compute_dtype,
     default_float,
     ew,
@@ -20,6 +21,7 @@ from .common import (
     ops,
     promote,
     to_np,
+    wrap_int,
 )
 from .registry import lower
 
@@ -350,6 +352,18 @@ for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
 for _alias, _n in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
                    ("less_equal", "le"), ("not_equal", "ne")):
     lower(f"{_alias}.Tensor", f"{_alias}.Scalar")(_compare(_n))
+
+
+@lower("isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor")
+def isin(x, test, *, assume_unique=False, invert=False):
+    bad = [a.dtype for a in (x, test)  # PyTorch's kernel refuses these before promoting
+           if isinstance(a, lc.Tensor) and (D.is_bool(a.dtype) or D.is_complex(a.dtype))]
+    if bad:
+        raise RuntimeError(f"Unsupported input type encountered for isin(): "
+                           f"{_KERNEL_DTYPE_NAMES[bad[0]]}")
+    dt = compute_dtype([x, test])  # eq's promotion; the shapes stay apart
+    x, test = [num.cast(as_tensor(wrap_int(a, dt), dt), dt) for a in (x, test)]
+    return lc.composites.elementwise.isin(x, test, invert)
 
 
 @lower("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar",
