@@ -551,6 +551,13 @@ NN_RECORDS += [
         "torch.index_add(dim 0)": lambda x, i, v: torch.index_add(x, 0, i, v),
         "torch.index_add(dim 1, alpha)": lambda x, i, v: torch.index_add(x, 1, i, v, alpha=2),
     }}, _index_cases()),
+    # duplicate rows of index_copy are written in an unspecified order: distinct rows only
+    Record("index_copy", {"torch": {
+        "torch.index_copy(dim 0)": lambda x, i, v: torch.index_copy(x, 0, i[-1:], v[-1:]),
+        "torch.index_copy(dim 1)": lambda x, i, v: torch.index_copy(
+            x, 1, torch.tensor([2, 0]).to(x.device), v[:, :2]),
+        "Tensor.index_copy_(dim 0)": lambda x, i, v: x.clone().index_copy_(0, i[0], v[:1])}},
+        _index_cases()),
     Record("index_fill", {"torch": {
         "torch.index_fill(dim 1, nan)": lambda x, i, v: torch.index_fill(x, 1, i, NAN),
         "torch.index_fill(dim 0, -0.)": lambda x, i, v: torch.index_fill(x, 0, i, -0.0)}},

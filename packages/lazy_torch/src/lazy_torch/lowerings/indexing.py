@@ -119,6 +119,8 @@ _SCATTER_REDUCE = {None: None, "add": "add", "sum": "add", "multiply": "mul", "p
                    "amax": "max", "amin": "min"}
 
 
+@lower("scatter.src", "scatter_.src", "scatter.value", "scatter_.value", "scatter.reduce",
+       "scatter_.reduce", "scatter.value_reduce", "scatter_.value_reduce")
 def _scatter(x, dim, index, src, reduce=None):
     d = wrap_dim(dim, x.ndim)
     if index.dtype != D.int64:
@@ -129,16 +131,6 @@ def _scatter(x, dim, index, src, reduce=None):
     size = x.shape[d] if x.ndim else 1
     return checked(index, size, RuntimeError, _bounds(d, size), "aten.scatter", out,
                    negative=False)
-
-
-@lower("scatter.src", "scatter_.src", "scatter.value", "scatter_.value")
-def scatter(x, dim, index, src):
-    return _scatter(x, dim, index, src)
-
-
-@lower("scatter.reduce", "scatter_.reduce", "scatter.value_reduce", "scatter_.value_reduce")
-def scatter_reduce_legacy(x, dim, index, src, *, reduce):
-    return _scatter(x, dim, index, src, reduce)
 
 
 @lower("scatter_add.default", "scatter_add_.default")
@@ -160,14 +152,30 @@ def index_add(x, dim, index, source, *, alpha=1):
         raise RuntimeError(f"index_add_(): self ({_n(x.dtype)}) and source ({_n(source.dtype)}) "
                            "must have the same scalar type")
     src = source if alpha == 1 else ops.mul(source, num.full(source.shape, alpha, x.dtype))
-    out = num.index_add(x, d, index, src)
-    if x.ndim == 0:
-        return out
-    if x.ndim <= 1:  # eager's CPU kernel: IndexError for vectors, RuntimeError otherwise
-        return checked(index, x.shape[d], IndexError, SELF_RANGE, "aten.index_add", out,
-                       negative=False)
-    return checked(index, x.shape[d], RuntimeError, _bounds(d, x.shape[d]), "aten.index_add",
-                   out, negative=False)
+    # eager's CPU kernel: IndexError for scalars and vectors, RuntimeError otherwise
+    error, message = (IndexError, SELF_RANGE) if x.ndim <= 1 else (RuntimeError, _bounds(d, x.shape[d]))
+    return checked(index, x.shape[d] if x.ndim else 1, error, message, "aten.index_add",
+                   num.index_add(x, d, index, src), negative=False)
+
+
+@lower("index_copy.default", "index_copy_.default")
+def index_copy(x, dim, index, source):
+    d = wrap_dim(dim, x.ndim)
+    for bad, error, message in (  # eager's checks, in its order
+            (index.ndim > 1, IndexError, f"Index should have dimension 1 or 0 (got {index.ndim})"),
+            (index.dtype != D.int64, RuntimeError, f"Expected a long tensor for index, but got {_n(index.dtype)}"),
+            (source.dtype != x.dtype, RuntimeError, f"self and source expected to have the same "
+             f"dtype, but got (self) {_n(x.dtype)} and (source) {_n(source.dtype)}"),
+            (x.ndim and source.ndim and x.ndim != source.ndim, IndexError, "When source and "
+             f"destination are not scalars, their dimensionality must match ({source.ndim}, {x.ndim})"),
+            (x.shape[:d] + x.shape[d + 1:] != source.shape[:d] + source.shape[d + 1:], RuntimeError,
+             f"Source/destination tensor must have same slice shapes ({source.shape}, {x.shape})"),
+            (index.size != (source.shape[d] if source.ndim else 1), IndexError,
+             f"Number of indices ({index.size}) should be equal to source.size(dim)")):
+        if bad:
+            raise error(f"index_copy_(): {message}")
+    return checked(index, x.shape[d] if x.ndim else 1, IndexError, _bounds(d, x.shape[d] if x.ndim else 1),
+                   "aten.index_copy", num.index_copy(x, d, index, source), negative=False)
 
 
 @lower("nonzero.default")
@@ -197,9 +205,3 @@ def index_fill(x, dim, index, value):
     out = num.index_fill(x, d, index, value)
     size = x.shape[d] if x.ndim else 1
     return checked(index, size, IndexError, _bounds(d, size), "aten.index_fill", out)
-
-
-@lower("where.default")
-def where_single(cond):
-    return [c for c in num.nonzero(cond)]
-

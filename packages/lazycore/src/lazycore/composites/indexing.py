@@ -124,21 +124,24 @@ def scatter_along_axis(x: Tensor, axis: int, index: Tensor, src, reduce=None) ->
                                          scatter_dims_to_operand_dims=every, mode="fill")
 
 
-def index_add(x: Tensor, axis: int, index: Tensor, src: Tensor) -> Tensor:
-    """``x`` with slice ``i`` of ``src`` along ``axis`` added at ``index[i]`` (repeated
-    indices accumulate): ``torch.index_add``, ``np.add.at`` along one axis."""
+def index_copy(x: Tensor, axis: int, index: Tensor, src: Tensor, mode: str = "set") -> Tensor:
+    """``x`` with slice ``i`` of ``src`` along ``axis`` written at row ``index[i]``
+    (``torch.index_copy``; ``mode="add"`` accumulates repeated rows: ``index_add``,
+    ``np.add.at`` along one axis): one windowed scatter, rows outside ``[0, size)``
+    dropped (frontends check them); a 0-d ``x`` is one row."""
     if x.ndim == 0:
-        return ops.add(x, ops.reshape(cast(src, x.dtype), new_sizes=()))
+        return ops.reshape(index_copy(ops.reshape(x, new_sizes=(1,)), 0, index, src, mode),
+                           new_sizes=())
     axis %= x.ndim
-    src = cast(src, x.dtype)
-    idx = ops.reshape(index, new_sizes=(index.size,))
-    if not axis:
-        return setitem(x, (idx,), src, mode="add")
-    perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
-    front = ops.transpose(x, permutation=perm)
-    rows = ops.transpose(src, permutation=perm) if src.ndim == x.ndim else src
-    out = setitem(front, (idx,), rows, mode="add")
-    return ops.transpose(out, permutation=tuple(int(i) for i in np.argsort(perm)))
+    rows = ops.reshape(cast(src, x.dtype), new_sizes=x.shape[:axis] + (index.size,) + x.shape[axis + 1:])
+    scatter = ops.scatter_add if mode == "add" else ops.scatter
+    return scatter(x, ops.reshape(index, new_sizes=(index.size, 1)), rows,
+                   update_window_dims=tuple(d for d in range(x.ndim) if d != axis),
+                   inserted_window_dims=(axis,), scatter_dims_to_operand_dims=(axis,), mode="fill")
+
+
+def index_add(x: Tensor, axis: int, index: Tensor, src: Tensor) -> Tensor:
+    return index_copy(x, axis, index, src, mode="add")
 
 
 def index_fill(x: Tensor, axis: int, index: Tensor, value) -> Tensor:

@@ -6,9 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..dtypes import canonical
 from ..tensor import Tensor
-from .broadcasting import broadcast_to, full
+from .broadcasting import broadcast_to, cast, full
 from .reductions import mean, normalize_axes, reduce, shift_max, var
+
+_NARROW = frozenset({np.dtype(np.float16), canonical("bfloat16")})
+
+
+def _wide(*tensors):
+    """float16/bfloat16 tensors as float32 (PyTorch's CPU kernels compute in it)."""
+    return [t if t is None or t.dtype not in _NARROW else cast(t, np.float32) for t in tensors]
 
 
 def _like(x: Tensor, value) -> Tensor:
@@ -90,7 +98,9 @@ def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: flo
                return_stats: bool = False):
     """Normalize over the last ``normalized_ndim`` axes (PyTorch/Keras LayerNorm). With
     ``return_stats``: ``(y, mean, rstd)``, the statistics kept as size-1 axes (what a
-    backward pass reuses)."""
+    backward pass reuses); float16/bfloat16 compute in float32 and round once (PyTorch)."""
+    dt = x.dtype
+    x, weight, bias = _wide(x, weight, bias)
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
     m = mean(x, axes, keepdims=True)
     v = var(x, axes, keepdims=True)
@@ -100,7 +110,24 @@ def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: flo
         y = ops.mul(y, broadcast_to(weight, x.shape))
     if bias is not None:
         y = ops.add(y, broadcast_to(bias, x.shape))
-    return (y, m, rstd) if return_stats else y
+    return tuple(cast(t, dt) for t in (y, m, rstd)) if return_stats else cast(y, dt)
+
+
+def layer_norm_backward(grad: Tensor, x: Tensor, m: Tensor, rstd: Tensor, normalized_ndim: int,
+                        weight=None, outputs=(True, True, True)):
+    """``(dx, dweight, dbias)`` of ``layer_norm`` from its saved ``m``/``rstd`` (None where
+    ``outputs`` is False), in float32 for float16/bfloat16 as ``layer_norm``."""
+    dt = x.dtype
+    grad, x, m, rstd, weight = _wide(grad, x, m, rstd, weight)
+    inner = tuple(range(x.ndim - normalized_ndim, x.ndim))
+    outer = tuple(range(x.ndim - normalized_ndim))
+    x_hat = ops.mul(ops.sub(x, broadcast_to(m, x.shape)), broadcast_to(rstd, x.shape))
+    g_hat = grad if weight is None else ops.mul(grad, broadcast_to(weight, x.shape))
+    dx = ops.sub(ops.sub(g_hat, broadcast_to(mean(g_hat, inner, keepdims=True), x.shape)),
+                 ops.mul(x_hat, broadcast_to(mean(ops.mul(g_hat, x_hat), inner, True), x.shape)))
+    found = (ops.mul(broadcast_to(rstd, x.shape), dx), reduce("reduce_sum", ops.mul(grad, x_hat), outer),
+             reduce("reduce_sum", grad, outer))
+    return tuple(cast(t, dt) if want else None for t, want in zip(found, outputs, strict=True))
 
 
 def moments(x: Tensor, axis=None, keepdims: bool = False):
