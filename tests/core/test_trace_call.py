@@ -3,6 +3,8 @@ every frontend): they must be what ``Node(...)`` and ``Tensor(...)`` would build
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -38,3 +40,36 @@ def test_rule_errors_name_the_op():
         lc.ops.add(a, b)
     with pytest.raises(lc.DTypeError, match="bitwise|and|integer|bool"):
         lc.ops.get("and")(a, a)
+
+
+def test_shape_rules_run_once_per_op_avals_and_attributes(monkeypatch):
+    """``trace.call`` remembers a rule's result per (op, avals, attributes): a loop's
+    repeated slice runs the rule once; other avals or attributes run it again; a failing
+    call raises every time and is not remembered; unhashable attributes still trace."""
+    op = lc.ops.slice
+    calls = []
+    monkeypatch.setattr(importlib.import_module("lazycore.trace"), "_RULES", {})
+
+    def counting(*avals, **attrs):
+        calls.append(attrs)
+        return rule(*avals, **attrs)
+
+    rule = op.rule
+    object.__setattr__(op, "rule", counting)  # a frozen OpDef: patched for this test only
+    try:
+        x = lc.asarray(np.arange(12.0).reshape(3, 4))
+        key = dict(start_indices=(1, 0), limit_indices=(3, 2), strides=(1, 1))
+        a, b = op(x, **key), op(x, **key)
+        assert len(calls) == 1 and a.node.hash == b.node.hash
+        op(x, **{**key, "limit_indices": (3, 3)})
+        op(lc.asarray(np.zeros((3, 5))), **key)
+        assert len(calls) == 3
+        for _ in range(2):
+            with pytest.raises(lc.ShapeError, match="slice"):
+                op(x, start_indices=(0, 0), limit_indices=(4, 1), strides=(1, 1))
+        assert len(calls) == 5
+        c = op(x, start_indices=[1, 0], limit_indices=np.array([3, 2]), strides=(1, 1))
+        assert c.node.hash == a.node.hash and c.node.attrs == a.node.attrs
+        np.testing.assert_array_equal(lc.to_numpy(c), np.arange(12.0).reshape(3, 4)[1:, :2])
+    finally:
+        object.__setattr__(op, "rule", rule)

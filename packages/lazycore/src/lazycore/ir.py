@@ -75,9 +75,6 @@ class Node:
     def is_leaf(self) -> bool:
         return self.op in LEAF_OPS
 
-    def attr_dict(self) -> dict:
-        return dict(self.attrs)
-
     def __repr__(self) -> str:
         return f"Node({self.op}, {self.aval})"
 

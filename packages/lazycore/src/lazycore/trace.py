@@ -14,7 +14,7 @@ from . import cursor, metrics
 from .config import settings
 from .dtypes import canonical
 from .errors import LazyError, ShapeError
-from .ir import _ATTR_HASHES, Aval, Node, attrs_hash, freeze_attrs, leaf
+from .ir import Aval, Node, attrs_hash, freeze_attrs, leaf
 from .tensor import Tensor, _discard, _live_add, _next_seq, _ref
 
 _BAKED = (0, 1, -1)
@@ -22,7 +22,6 @@ _COMPLEX = (complex, np.complexfloating)
 trace_time = metrics._trace_time  # [ops traced since reset, seconds]
 pending_limit = metrics._pending_limit  # [trace_time[0] value at which to cut the trace]
 _new_node = _new_tensor = object.__new__
-_attrs_hash = attrs_hash
 _EPOCH, _join, _places, _record, _diverge = (cursor.EPOCH, cursor.join, cursor.places,
                                              cursor.record, cursor.diverge)
 _gets, _record_many = cursor.gets, cursor.record_many
@@ -45,26 +44,17 @@ def call(op, *operands, **attrs):
             nodes, avals, hashes = (a,), (a.aval,), (a.hash,)
         else:
             nodes = tuple([o.node for o in operands])
-            avals = [n.aval for n in nodes]
+            avals = tuple([n.aval for n in nodes])
             hashes = tuple([n.hash for n in nodes])
     except AttributeError:
         bad = [type(o).__name__ for o in operands if not isinstance(o, Tensor)]
         raise TypeError(f"{op.name}: operands must be lazycore.Tensor, got {bad}") from None
+    key = (op.name, avals, *attrs.items())
     try:
-        if attrs:
-            frozen = freeze_attrs(attrs)
-            aval = op.rule(*avals, **dict(frozen))
-        else:
-            frozen = ()
-            aval = op.rule(*avals)
-    except LazyError as e:
-        if e.op is None:
-            e.op = op.name
-            e.args = (f"{op.name}: {e.args[0]}",) if e.args else e.args
-        raise
-    except (TypeError, ValueError, IndexError) as e:
-        shapes = ", ".join(str(a) for a in avals)
-        raise ShapeError(f"{e} (operands: {shapes})", op=op.name, shapes=avals) from e
+        hit = _RULES.get(key)
+    except TypeError:  # an unhashable attribute (a list, an array): frozen by _rule
+        hit = key = None
+    frozen, aval, ah = hit or _rule(op, avals, attrs, key)
     if op.multi_output:
         node = Node(op.name, nodes, frozen, aval)
         _record(node, _places(nodes))
@@ -77,9 +67,6 @@ def call(op, *operands, **attrs):
         node.attrs = frozen
         node.aval = aval
         node.value = None
-        ah = _ATTR_HASHES.get(frozen) if frozen else 0  # ir.attrs_hash, its memo inline
-        if ah is None:
-            ah = _attrs_hash(frozen)
         node.hash = h = hash((name, ah, hashes))
         # the trace cursor (``cursor.record``, inline): operand places, the signature,
         # compared with the recording this epoch follows or recorded
@@ -124,6 +111,33 @@ def call(op, *operands, **attrs):
     return out
 
 
+_RULES: dict = {}  # (op name, operand avals, *attribute items) -> (frozen attrs, aval, attr hash)
+
+
+def _rule(op, avals: tuple, attrs: dict, key) -> tuple:
+    """Freeze ``attrs``, run ``op``'s shape rule, hash the attributes: once per
+    (op, avals, attributes), which a loop repeats every step (a stencil's slices).
+    Attributes equal under ``==`` share an entry, as they share a node hash
+    (``ir.attrs_hash``); a rule that fails is not remembered (it raises each call)."""
+    frozen = freeze_attrs(attrs)
+    try:
+        aval = op.rule(*avals, **dict(frozen))
+    except LazyError as e:
+        if e.op is None:
+            e.op = op.name
+            e.args = (f"{op.name}: {e.args[0]}",) if e.args else e.args
+        raise
+    except (TypeError, ValueError, IndexError) as e:
+        shapes = ", ".join(str(a) for a in avals)
+        raise ShapeError(f"{e} (operands: {shapes})", op=op.name, shapes=avals) from e
+    hit = (frozen, aval, attrs_hash(frozen))
+    if key is not None:
+        if len(_RULES) >= 1 << 14:
+            _RULES.clear()
+        _RULES[key] = hit
+    return hit
+
+
 def _outputs(node: Node) -> tuple:
     """One handle per output of a multi-output node: a ``tuple_get`` node each, built
     inline with the memoized hashes and signatures of ``cursor.gets`` (a sub-program
@@ -157,18 +171,13 @@ def _cut_trace() -> None:
 def scalar(value, dtype, *, bake: bool | None = None) -> Tensor:
     """A rank-0 value. 0 and +-1 are baked constants; other scalars are program
     parameters (so a changing learning rate does not recompile) unless baking is on."""
-    dtype = canonical(dtype)
-    arr = np.asarray(value, dtype=dtype)
-    if bake is None:
-        bake = settings.bake_scalars or _is_baked(value)
-    op = "const" if bake else "param"
-    return Tensor(Node(op, (), (), Aval((), dtype), arr))
+    return filled(value, dtype, (), bake)
 
 
 _FILLS: dict = {}
 
 
-def filled(value, dtype, shape: tuple) -> Tensor:
+def filled(value, dtype, shape: tuple, bake: bool | None = None) -> Tensor:
     """A Python scalar broadcast to ``shape``: ONE leaf, a *fill* (``ir``: a param or
     const whose aval has the shape and whose value is the scalar; the lowering
     broadcasts it). Every ``x * 0.5`` in every frontend takes this path, so the leaf's
@@ -178,7 +187,9 @@ def filled(value, dtype, shape: tuple) -> Tensor:
         entry = _fill_entry(dtype, shape)
     aval, param_hash = entry
     arr = np.asarray(value, dtype=aval.dtype)
-    if settings.bake_scalars or _is_baked(value):
+    if bake is None:
+        bake = settings.bake_scalars or _is_baked(value)
+    if bake:
         return Tensor(Node("const", (), (), aval, arr))
     return Tensor(leaf("param", aval, arr, param_hash))
 

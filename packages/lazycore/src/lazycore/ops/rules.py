@@ -46,50 +46,27 @@ def same_dtypes(name: str, avals) -> np.dtype:
     return dtype
 
 
-def _out_aval(out: str):
-    """``Aval -> Aval`` of an elementwise op whose output dtype is ``"bool"`` or the
-    input's real dtype (``"real"``), memoized per input aval."""
-    cache: dict = {}
-
-    def make(a: Aval) -> Aval:
-        r = cache.get(a)
-        if r is None:
-            dtype = np.dtype(bool) if out == "bool" else real_dtype(a.dtype)
-            r = cache[a] = Aval(a.shape, dtype)
-        return r
-    return make
+def _result(x: Aval, out: str) -> Aval:
+    """An elementwise op's output aval: the input's (``"same"``), or its shape with
+    dtype ``bool`` or the input's real dtype (``"real"``)."""
+    if out == "same":
+        return x
+    return Aval(x.shape, np.dtype(bool) if out == "bool" else real_dtype(x.dtype))
 
 
 def unary_rule(name: str, cls: str, out: str = "same"):
-    accepted: dict = {}  # dtype -> accepted by ``cls`` (memoized: hot path)
-    result = None if out == "same" else _out_aval(out)
-
-    def rule(x: Aval) -> Aval:
-        ok = accepted.get(x.dtype)
-        if ok is None:
-            ok = accepted[x.dtype] = bool(DTYPE_CLASSES[cls](x.dtype))
-        if not ok:
-            check_dtype(name, cls, x)
-        return x if result is None else result(x)
+    def rule(x: Aval) -> Aval:  # run once per aval: ``trace.call`` remembers results
+        check_dtype(name, cls, x)
+        return _result(x, out)
     return rule
 
 
 def nary_rule(name: str, cls: str, out: str = "same"):
-    accepted: dict = {}  # as in ``unary_rule``
-    result = None if out == "same" else _out_aval(out)
-
     def rule(*avals: Aval) -> Aval:
-        first = avals[0]
-        for a in avals[1:]:
-            if a is not first and a != first:
-                same_shapes(name, avals)
-                same_dtypes(name, avals)
-        ok = accepted.get(first.dtype)
-        if ok is None:
-            ok = accepted[first.dtype] = bool(DTYPE_CLASSES[cls](first.dtype))
-        if not ok:
-            check_dtype(name, cls, first)
-        return first if result is None else result(first)
+        same_shapes(name, avals)
+        same_dtypes(name, avals)
+        check_dtype(name, cls, avals[0])
+        return _result(avals[0], out)
     return rule
 
 
