@@ -52,8 +52,8 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
                 interior.append(node)
             stack.pop()
     saved = _saved_refs(interior, position, leaves, len(wrt)) if reuse else {}
-    for n in interior if reuse else ():  # results of ops with a region: see _REGION_OPS
-        if n.op in _REGION_OPS and type(n.aval) is not tuple:
+    for n in interior if reuse else ():  # the forward's results: see _saved_op
+        if n.op != "tuple_get" and type(n.aval) is not tuple:
             saved[id(n)] = len(wrt) + len(leaves)
             leaves.append(n)
     n_args = len(wrt) + len(leaves)
@@ -80,20 +80,13 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
 TRAILS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-# Ops lowered with a region (reducer, comparator, combiner). XLA:CPU's CSE compares
-# regions by identity, so the vjp's re-run of such an op is not merged with the forward's
-# and neither is anything after it (a BatchNorm's or LayerNorm's mean: the rest of the
-# forward ran twice). The vjp reads their forward results instead (``_saved_op``).
-_REGION_OPS = frozenset({
-    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
-    "reduce_xor", "reduce_window_max", "reduce_window_min", "reduce_window_sum", "argmax",
-    "argmin", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp", "sort", "scatter",
-    "scatter_add", "scatter_max", "scatter_min", "scatter_mul"})
-
-
 def _saved_op(ins, value, op, attrs):
     """``op`` on ``ins`` whose result is ``value`` (the forward's); its backward runs
-    ``jax.vjp`` of the op (the op's own re-run there is dead code to XLA)."""
+    ``jax.vjp`` of the op alone (its re-run there is dead code, or merged by XLA's CSE).
+    Re-running the whole forward inside the vjp relied on CSE merging each op with the
+    forward's copy, which fails at the first op XLA rewrites differently (a softmax's
+    divide by a shared divisor becomes a multiply, an op with a region is never merged)
+    and then everything after it ran twice."""
     import jax
     import jax.numpy as jnp
 
