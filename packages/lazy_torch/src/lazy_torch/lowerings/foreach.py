@@ -28,8 +28,7 @@ import torch
 
 from .. import _tensor
 from .._fallback import fallback as _fallback
-from .._fallback import store
-from .._tensor import LazyTensor, read, wrap
+from .._tensor import LazyTensor, read, wrap, write
 from .optim import subprogram
 
 aten = torch.ops.aten
@@ -249,7 +248,7 @@ def foreach(func, args, kwargs):
     if not plan.inplace:
         return [wrap(v, fresh=True) for v in values]
     for t, v in zip(args[0], values, strict=True):
-        store(t, v, func)
+        write(t, v)  # the trace stored into the placeholder: t's dtype and shape already
     _increment_version(args[0])
 
 
