@@ -223,7 +223,7 @@ def test_subclass_keeps_its_array_ufunc():
         assert -t == "negative"
 
 
-POWERS = [0, 1, 2, 3, -1, -2, 64, 65, 300, 0.5, -1.5, True]  # complex: 0 ** z is nan (core gap)
+POWERS = [0, 1, 2, 3, -1, -2, 64, 65, 300, 0.5, -1.5, True]
 
 
 def test_power_operator_plans():
@@ -240,6 +240,16 @@ def test_power_operator_plans():
     check_many(twice(operator.pow), cases, rtol=1e-6)
     check_many(twice(lambda a, b: operator.ipow(a.copy(), b)),
                [(sample("float32"), 2), (sample("float64"), 0.5), (sample("int8"), 2.5)])
+
+
+def test_complex_zero_base_to_a_positive_real_part_is_zero():
+    """``0 ** z`` (complex) is 0 where ``Re z > 0`` in NumPy (and C's ``cpow``, PyTorch,
+    TF); XLA's ``pow`` gave nan for a non-real ``z``. ``0 ** 0`` stays 1, ``Re z <= 0``
+    nan, as in NumPy."""
+    base = np.array([0j, 0j, 0j, 0j, 0j, 0j, 1 + 2j])
+    exps = np.array([1 + 1j, 0.5 - 3j, 2, 0, 1j, -1 + 1j, 3 - 2j])
+    check_many(operator.pow, [(base, exps), (base.astype(np.complex64), exps.astype(np.complex64)),
+                              (base, 2.5 + 1j)])
 
 
 def test_power_nodes_match_the_general_path():

@@ -373,3 +373,15 @@ def test_integer_to_negative_power_raises_like_tf(exponent, spelling):
     with pytest.raises(tf.errors.InvalidArgumentError, match="negative integer powers"):
         compute(lazy(base), y).numpy()
     assert_same(compute(lazy(base), lazy(np.array([0, 2]))), compute(tf.constant(base), [0, 2]))
+
+
+@pytest.mark.parametrize("spelling", ["pow", "operator", "host exponent"])
+def test_complex_zero_base_powers_like_tf(spelling):
+    """TF's complex ``Pow`` is C's ``cpow``: ``0 ** z`` is 0 for ``Re z > 0``, inf+nan j
+    for ``Re z < 0`` and nan for ``Re z == 0`` (``0 ** 0`` too); XLA's ``pow`` gives nan,
+    nan and 1."""
+    base = np.array([0j, 0j, 0j, 0j, 0j, 1 + 1j])
+    exps = np.array([1 + 1j, 2, -1 + 1j, 1j, 0, 0.5 - 1j])
+    compute = {"pow": tf.pow, "operator": lambda x, y: x ** y,
+               "host exponent": lambda x, y: x ** 0}[spelling]
+    assert_same(compute(lazy(base), lazy(exps)), compute(tf.constant(base), tf.constant(exps)))

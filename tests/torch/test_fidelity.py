@@ -539,3 +539,18 @@ def test_index_add_dtype_mismatch_raises_and_leaves_no_check_behind(dev):
     with pytest.raises(RuntimeError):
         target.to(dev).index_add_(0, _index_maker(dev)([5]), torch.ones(1, 2).to(dev))
     assert (target.to(dev) + 1).sum().item() == 6  # no stale index error at this barrier
+
+
+@pytest.mark.parametrize("exponent", ["tensor", "complex64", "host complex", "host int"])
+def test_complex_zero_base_powers_like_eager(dev, exponent):
+    """PyTorch's complex ``pow`` is C's ``cpow``: ``0 ** z`` is 0 for ``Re z > 0``, inf+nan j
+    for ``Re z < 0``, nan for ``Re z == 0``; XLA's ``pow`` gives nan, nan and 1. A host
+    integer exponent takes eager's repeated-squaring shortcut (``0 ** 0`` is 1 there)."""
+    base = torch.tensor([0j, 0j, 0j, 0j, 0j, 1 + 1j])
+    exps = torch.tensor([1 + 1j, 2, -1 + 1j, 1j, 0, 0.5 - 1j])
+    compute = {"tensor": lambda b: b ** exps.to(b.device),
+               "complex64": lambda b: b.to(torch.complex64) ** exps.to(b.device, torch.complex64),
+               "host complex": lambda b: b ** (-1 + 2j), "host int": lambda b: b ** 0}[exponent]
+    eager, lazy = compute(base), compute(base.to(dev)).cpu()
+    assert lazy.dtype == eager.dtype
+    torch.testing.assert_close(lazy, eager, equal_nan=True)

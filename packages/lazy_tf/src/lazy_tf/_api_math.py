@@ -156,7 +156,8 @@ def _right_shift(a, b):
 def _pow(a, b):
     signed = require(a, lambda d: NUMERIC(d) and not lc.dtypes.is_unsigned(d), "pow")  # TF's Pow list
     return num.checked_power(signed, b, _tf_error(tf.errors.InvalidArgumentError),
-                             "Integers to negative integer powers are not allowed", op="pow")
+                             "Integers to negative integer powers are not allowed", op="pow",
+                             c_zero_base=True)
 
 
 @binary("math.logical_xor", lowers_to="xor", kernel=True)

@@ -290,7 +290,7 @@ def pow_(x, y):
     dt = compute_dtype([x, y], BOOL_TO_LONG)
     if D.is_integer(dt) and not isinstance(y, lc.Tensor) and y < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return num.power(x, y, dtype=dt)
+    return num.power(x, y, dtype=dt, c_zero_base=True)
 
 
 @lower("float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar")

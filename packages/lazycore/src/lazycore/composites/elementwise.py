@@ -461,11 +461,12 @@ def sign(x: Tensor, *, nan_gives_zero: bool = False) -> Tensor:
     return ops.sign(x)
 
 
-def power(x, y, *, dtype) -> Tensor:
+def power(x, y, *, dtype, c_zero_base: bool = False) -> Tensor:
     """``x ** y`` computed in ``dtype`` (the frontend's promotion). A host-number exponent
     of a tensor takes the shortcuts eager kernels take, which are exact where ``pow`` is
     not: ``2`` -> ``x * x``, ``1`` -> ``x``, ``0.5`` -> ``sqrt`` (inexact ``x``), a small
-    integer -> repeated squaring (``integer_pow``); otherwise ``pow`` on both operands."""
+    integer -> repeated squaring (``integer_pow``); otherwise ``pow`` on both operands
+    (``c_zero_base``: a complex zero base as C's ``cpow``, see ``_cpow_zero_base``)."""
     if isinstance(x, Tensor) and not isinstance(y, Tensor):
         if y == 2 and not is_bool(x.dtype):
             a = cast(x, dtype)
@@ -476,14 +477,28 @@ def power(x, y, *, dtype) -> Tensor:
             return ops.sqrt(cast(x, dtype))
         if type(y) is int and abs(y) <= 64 and not is_bool(dtype):
             return ops.integer_pow(cast(x, dtype), y=y)
-    return ops.pow(*promote([x, y], dtype=dtype))
+    out = ops.pow(*promote([x, y], dtype=dtype))
+    return _cpow_zero_base(out, x, y) if c_zero_base and is_complex(dtype) else out
 
 
-def checked_power(x: Tensor, y: Tensor, error_type, message: str, *, op: str) -> Tensor:
+def _cpow_zero_base(out: Tensor, x, y) -> Tensor:
+    """C's ``cpow(0, y) = exp(y * log 0)`` (PyTorch's and TF's complex ``pow``): inf+nan j
+    where ``Re y < 0``, nan where ``Re y == 0``; XLA's ``pow`` gives NumPy's nan and 1."""
+    x, y = (broadcast_to(t, out.shape) for t in promote([x, y], dtype=out.dtype))
+    re = ops.real(y)
+    below = ops.select(ops.lt(re, _like(re, 0)), _like(out, complex(np.inf, np.nan)),
+                       _like(out, complex(np.nan, np.nan)))
+    return ops.select(_and(ops.eq(x, _like(x, 0)), ops.le(re, _like(re, 0))), below, out)
+
+
+def checked_power(x: Tensor, y: Tensor, error_type, message: str, *, op: str,
+                  c_zero_base: bool = False) -> Tensor:
     """``pow`` where an integer ``x ** y`` with a negative ``y`` is an error, as NumPy's and
     TF's kernels make it (XLA returns a value): at the call for a host exponent, else at
     the next barrier."""
     result = ops.pow(x, y)
+    if c_zero_base and is_complex(result.dtype):
+        return _cpow_zero_base(result, x, y)
     if is_integer(y.dtype) and not is_unsigned(y.dtype):
         if y.node.op not in _HOST_LEAVES:
             checks.require(any_(ops.lt(y, _like(y, 0))), error_type, message, op=op,

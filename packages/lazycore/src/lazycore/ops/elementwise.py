@@ -97,6 +97,8 @@ def _pow(x, y):
     if np.issubdtype(x.dtype, np.integer):
         # lax.pow wants a float base; integer powers by repeated squaring keep exactness
         return _int_pow(x, y)
+    if np.issubdtype(x.dtype, np.complexfloating):  # XLA: 0 ** z is nan; C, NumPy: 0 (Re z > 0)
+        return jnp.where((x == 0) & (jnp.real(y) > 0), jnp.zeros_like(x), lax.pow(x, y))
     return lax.pow(x, y)
 
 
