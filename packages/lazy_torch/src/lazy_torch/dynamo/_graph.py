@@ -65,8 +65,7 @@ class LazyGraph:
                     _report.captured(self, capture, len(self._captures) + 1)
                 self._captures[key] = capture
             self._last = (key, capture)
-        args = list(args)
-        return capture.run(args)
+        return capture.run(list(args))
 
 
 def _signature(a):
@@ -106,7 +105,7 @@ class _Capture:
         arg_of = {id(t): i for i, t in enumerate(graph_args) if isinstance(t, torch.Tensor)}
         for o in outs:
             if type(o) is LazyTensor:
-                if id(o) in arg_of and not _written(o):
+                if id(o) in arg_of and not o._cell.version:  # returned unchanged
                     plan.append(("arg", arg_of[id(o)]))
                 else:
                     plan.append(("call", len(results)))
@@ -128,10 +127,8 @@ class _Capture:
                                                  captured.checks, site=site)
 
     def run(self, args: list) -> list:
-        inputs = []
-        for i in self.tensor_args:
-            a = args[i]
-            inputs.append(a._cell.value if type(a) is LazyTensor else cpu_to_core(a))
+        inputs = [a._cell.value if type(a) is LazyTensor else cpu_to_core(a)
+                  for a in [args[i] for i in self.tensor_args]]
         if self.at_call:  # the code before the call is one program, the call another
             lc.sync(inputs)
         values = self.program(*inputs)
@@ -171,10 +168,6 @@ def _relayout(base: LazyTensor, like: LazyTensor) -> LazyTensor:
         # view's reinterpretation or the conj/neg view's transform: run op by op instead
         raise NotImplementedError("an input that is a dtype view or a conj()/neg view")
     return torch.as_strided(base, like.shape, like.stride(), like.storage_offset())
-
-
-def _written(t: LazyTensor) -> bool:
-    return t._cell.version != 0
 
 
 def _write_storage(t, value: lc.Tensor) -> None:

@@ -28,8 +28,7 @@ class _Sites:
     """The user's file:line of the Dynamo graph being compiled (AOT graphs of one Dynamo
     graph are reported at its site; the backward is compiled on its first call)."""
 
-    def __init__(self):
-        self.current = "<unknown>"
+    current = "<unknown>"
 
     def __call__(self, gm) -> str:
         site = _report.user_site(gm)
