@@ -121,11 +121,12 @@ def layer_norm_backward(grad: Tensor, x: Tensor, m: Tensor, rstd: Tensor, normal
     grad, x, m, rstd, weight = _wide(grad, x, m, rstd, weight)
     inner = tuple(range(x.ndim - normalized_ndim, x.ndim))
     outer = tuple(range(x.ndim - normalized_ndim))
-    x_hat = ops.mul(ops.sub(x, broadcast_to(m, x.shape)), broadcast_to(rstd, x.shape))
+    r = broadcast_to(rstd, x.shape)
+    x_hat = ops.mul(ops.sub(x, broadcast_to(m, x.shape)), r)
     g_hat = grad if weight is None else ops.mul(grad, broadcast_to(weight, x.shape))
     dx = ops.sub(ops.sub(g_hat, broadcast_to(mean(g_hat, inner, keepdims=True), x.shape)),
                  ops.mul(x_hat, broadcast_to(mean(ops.mul(g_hat, x_hat), inner, True), x.shape)))
-    found = (ops.mul(broadcast_to(rstd, x.shape), dx), reduce("reduce_sum", ops.mul(grad, x_hat), outer),
+    found = (ops.mul(r, dx), reduce("reduce_sum", ops.mul(grad, x_hat), outer),
              reduce("reduce_sum", grad, outer))
     return tuple(cast(t, dt) if want else None for t, want in zip(found, outputs, strict=True))
 
