@@ -160,7 +160,7 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
                             f"Received arg: {delta}")
         h = handle(self)
         v, i = to_core(delta.values, h.dtype), to_core(delta.indices)
-        h.assign(lc.numeric.setitem(h, (i,), v) if api == "scatter_update" else
+        h.assign(lc.numeric.index_copy(h, 0, i, v) if api == "scatter_update" else
                  lc.numeric.index_add(h, 0, i, lc.ops.neg(v) if api == "scatter_sub" else v))
         return self
 
