@@ -166,6 +166,31 @@ def test_index_copy_errors_like_eager(name, dev):
         torch.index_copy(x.to(dev), dim, index.to(dev), src.to(dev)).cpu()
 
 
+SCALAR_ADDS = {  # index_add shares index_copy's scatter: eager's rules for 0-d operands
+    "scalar-self-vector-source": (torch.zeros(()), 0, torch.zeros(3, dtype=torch.int64), torch.ones(3)),
+    "scalar-self-empty-source": (torch.zeros(()), 0, torch.zeros(0, dtype=torch.int64), torch.ones(0)),
+    "scalar-self-three-rows": (torch.zeros(()), 0, torch.tensor([0, 0, 0]), torch.tensor(1.0)),
+    "vector-self-scalar-source": (torch.zeros(5), 0, torch.tensor(4), torch.tensor(1.0)),
+    "scalar-source-dim-0": (torch.zeros(4, 3), 0, torch.tensor([0, 3, 0]), torch.tensor(1.0)),
+    "scalar-source-dim-1": (torch.zeros(4, 3), 1, torch.tensor([0, 2, 0]), torch.tensor(1.0)),
+}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_ADDS))
+def test_index_add_scalar_operands_error_like_eager(name, dev):
+    x, dim, index, src = SCALAR_ADDS[name]
+    with pytest.raises(Exception) as eager:
+        torch.index_add(x, dim, index, src)
+    with pytest.raises(type(eager.value)):
+        torch.index_add(x.to(dev), dim, index.to(dev), src.to(dev)).cpu()
+
+
+def test_index_add_into_a_scalar(dev):
+    x, index, src = torch.zeros(()), torch.tensor([0]), torch.tensor(2.0)
+    got = torch.index_add(x.to(dev), 0, index.to(dev), src.to(dev), alpha=3)
+    assert got.cpu().item() == torch.index_add(x, 0, index, src, alpha=3).item() == 6.0
+
+
 def test_index_copy_gradients(dev):
     gen = torch.Generator().manual_seed(3)
     x, src = torch.randn(5, 3, generator=gen), torch.randn(5, 2, generator=gen)

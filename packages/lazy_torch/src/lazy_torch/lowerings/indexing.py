@@ -151,6 +151,10 @@ def index_add(x, dim, index, source, *, alpha=1):
     if source.dtype != x.dtype:
         raise RuntimeError(f"index_add_(): self ({_n(x.dtype)}) and source ({_n(source.dtype)}) "
                            "must have the same scalar type")
+    scalar_rows = not source.ndim and index.size != 1  # eager: a 0-d source is one row of a 0-d self
+    if scalar_rows or (x.ndim == 0) != (source.ndim == 0):
+        raise (IndexError if scalar_rows and d == 0 else RuntimeError)(
+            f"index_add_(): source shape {list(source.shape)} does not match self shape {list(x.shape)}")
     src = source if alpha == 1 else ops.mul(source, num.full(source.shape, alpha, x.dtype))
     # eager's CPU kernel: IndexError for scalars and vectors, RuntimeError otherwise
     error, message = (IndexError, SELF_RANGE) if x.ndim <= 1 else (RuntimeError, _bounds(d, x.shape[d]))
@@ -168,6 +172,8 @@ def index_copy(x, dim, index, source):
              f"dtype, but got (self) {_n(x.dtype)} and (source) {_n(source.dtype)}"),
             (x.ndim and source.ndim and x.ndim != source.ndim, IndexError, "When source and "
              f"destination are not scalars, their dimensionality must match ({source.ndim}, {x.ndim})"),
+            (not source.ndim and index.size != 1, IndexError, "When source is scalar, index should "
+             f"have one element (got {index.size})"),
             (x.shape[:d] + x.shape[d + 1:] != source.shape[:d] + source.shape[d + 1:], RuntimeError,
              f"Source/destination tensor must have same slice shapes ({source.shape}, {x.shape})"),
             (index.size != (source.shape[d] if source.ndim else 1), IndexError,

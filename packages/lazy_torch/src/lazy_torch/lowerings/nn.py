@@ -242,10 +242,11 @@ def native_layer_norm(x, normalized_shape, weight, bias, eps):
 def native_layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, output_mask):
     """The core's composite (its decomposition dispatched ~15 ATen calls); mixed dtypes
     decline to that decomposition."""
-    if any(t is not None and t.dtype != x.dtype for t in (grad, mean, rstd, weight, bias)):
-        return NotImplemented
-    return num.layer_norm_backward(grad, x, mean, rstd, len(normalized_shape), weight, (
-        output_mask[0], output_mask[1] and weight is not None, output_mask[2] and bias is not None))
+    return NotImplemented if any(t is not None and t.dtype != x.dtype for t in (
+        grad, mean, rstd, weight, bias)) else num.layer_norm_backward(
+            grad, x, mean, rstd, len(normalized_shape), weight,
+            (output_mask[0], output_mask[1] and weight is not None,
+             output_mask[2] and bias is not None))
 
 
 # -- embedding, dropout ----------------------------------------------------------------------
