@@ -1,7 +1,7 @@
 """Recording ops: run the shape rule, build the node, return handles.
 
 This is the hot path of every frontend, so it stays small: no graph walks, one
-rule call, one hash.
+lookup of the op's remembered shape rule result, one hash.
 """
 
 from __future__ import annotations
