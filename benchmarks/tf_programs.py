@@ -20,8 +20,8 @@ Every implementation starts from the same weights (``keras.utils.set_random_seed
 batch; the first step's loss must equal eager's (rtol 1e-4). After warm-up, rounds run
 each implementation for a few steps in turn (rotating the order; lazy implementations
 first wait for lazycore's background compile: the interpreter tier runs until it lands),
-and the medians of the per-step times are reported, with the load average before and
-after. ``--quick`` (CI:
+and the medians of the per-step times (wall and CPU) are reported, with the load average
+before and after. ``--quick`` (CI:
 proves the module runs) runs ``mlp`` and ``fit_mlp`` at toy sizes, one round.
 
 ``python -m benchmarks.tf_programs [--quick] [--rounds N] [--cases C,..] [--impls I,..]
@@ -208,14 +208,16 @@ def interleaved(case: str, impls: tuple, make, cfg: dict, quick: bool, rounds: i
             rows[impl] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             steps.pop(impl, None)
     times: dict = {impl: [] for impl in steps}
+    cpu: dict = {impl: [] for impl in steps}  # CPU time: less swayed by other processes
     for r in range(rounds):
         order = list(steps)[r % max(len(steps), 1):] + list(steps)[:r % max(len(steps), 1)]
         for impl in order:
             _mode(impl)
             for _ in range(per_round):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 steps[impl]()
                 times[impl].append(time.perf_counter() - t0)
+                cpu[impl].append(time.process_time() - c0)
     load_after = _load()
     out = []
     reference = first.get(impls[0])
@@ -224,6 +226,7 @@ def interleaved(case: str, impls: tuple, make, cfg: dict, quick: bool, rounds: i
         if impl in times and times[impl]:
             ts = times[impl]
             fields.update(median_s=statistics.median(ts), runs=len(ts), min_s=min(ts),
+                          cpu_median_s=statistics.median(cpu[impl]), cpu_min_s=min(cpu[impl]),
                           first_loss=first[impl])
             if reference is not None and abs(first[impl] - reference) > 1e-4 * abs(reference):
                 fields["mismatch"] = f"first loss {first[impl]} vs {reference}"
