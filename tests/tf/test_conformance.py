@@ -385,3 +385,44 @@ def test_complex_zero_base_powers_like_tf(spelling):
     compute = {"pow": tf.pow, "operator": lambda x, y: x ** y,
                "host exponent": lambda x, y: x ** 0}[spelling]
     assert_same(compute(lazy(base), lazy(exps)), compute(tf.constant(base), tf.constant(exps)))
+
+
+RANGE_CHECKED = {
+    "gather": lambda p, i: tf.gather(p, i),
+    "gather axis 1": lambda p, i: tf.gather(p, i, axis=1),
+    "gather_nd": lambda p, i: tf.gather_nd(p, i[:, None]),
+    "embedding_lookup": lambda p, i: tf.nn.embedding_lookup(p, i),
+    "sparse xent": lambda p, i: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=i, logits=tf.gather(p, [0, 1])),
+}
+
+
+@pytest.mark.parametrize("op", list(RANGE_CHECKED))
+@pytest.mark.parametrize("indices", [[1, 3], [0, -1]])
+def test_out_of_range_indices_raise_like_tf_cpu(op, indices):
+    """TF's CPU kernels raise InvalidArgumentError for an index outside ``[0, size)``
+    (XLA clamps or drops it): host indices at the call, computed ones at the next barrier;
+    a value that does not depend on the op still reads."""
+    params, fn = np.arange(9.0).reshape(3, 3), RANGE_CHECKED[op]
+    good, bad = np.array([2, 0]), np.array(indices)
+    assert_same(fn(lazy(params), lazy(good)), fn(tf.constant(params), tf.constant(good)))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        fn(tf.constant(params), tf.constant(bad))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        fn(lazy(params), lazy(bad)).numpy()
+    other = lazy(params) * 2.0
+    computed = lazy(bad + 1) - 1  # values the host does not know: checked in the program
+    out = fn(lazy(params), computed)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="checked in the compiled program"):
+        out.numpy()
+    np.testing.assert_array_equal(other.numpy(), params * 2.0)
+
+
+@pytest.mark.parametrize("api", ["scatter_update", "scatter_add"])
+def test_variable_scatter_out_of_range_raises_like_tf_cpu(api):
+    rows = tf.IndexedSlices(tf.constant([[9.0, 9.0]], tf.float64), tf.constant([3]))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        getattr(tf.Variable(np.ones((3, 2))), api)(rows)
+    v = ltf.Variable(np.ones((3, 2)))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        getattr(v, api)(tf.IndexedSlices(lazy(np.array([[9.0, 9.0]])), lazy(np.array([3]))))

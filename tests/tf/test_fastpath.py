@@ -184,14 +184,18 @@ def test_stop_recording_still_stops_planned_operators():
     assert_same(*outs)
 
 
-def test_sparse_xent_matches_tf_and_invalid_labels_are_nan():
+def test_sparse_xent_matches_tf_and_invalid_labels_raise():
+    """Labels outside ``[0, classes)`` raise as TF's CPU kernel does."""
     logits = np.random.default_rng(1).normal(size=(5, 4)).astype(np.float32) * 4
     labels = np.array([0, 3, 1, 2, 0], np.int64)
     fn = tf.nn.sparse_softmax_cross_entropy_with_logits
     assert_same(fn(labels=lazy(labels), logits=lazy(logits)),
                 fn(labels=tf.constant(labels), logits=tf.constant(logits)))
-    bad = fn(labels=lazy(np.array([0, 4, -1, 1, 2], np.int64)), logits=lazy(logits))
-    assert np.isnan(bad.numpy()[1:3]).all() and not np.isnan(bad.numpy()[[0, 3, 4]]).any()
+    bad = np.array([0, 4, -1, 1, 2], np.int64)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        fn(labels=tf.constant(bad), logits=tf.constant(logits))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="valid range"):
+        fn(labels=lazy(bad), logits=lazy(logits)).numpy()
 
 
 def test_copies_rebuilt_from_the_spec_resolve_their_value():

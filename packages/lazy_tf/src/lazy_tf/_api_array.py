@@ -10,7 +10,7 @@ import lazycore as lc
 
 from ._convert import np_dtype, same_dtype, static, static_int, to_core
 from ._indexing import key_to_static
-from ._table import INT, REAL, api, require
+from ._table import INT, REAL, api, in_range, require
 
 ops, num = lc.ops, lc.numeric
 
@@ -177,17 +177,18 @@ def _where(condition, x=None, y=None, name=None):
     return ops.select(*(num.broadcast_to(v, shape) for v in (c, a, b)))
 
 
-@api("gather", "gather (clamps out-of-range indices)", tensors=("params", "indices"))
+@api("gather", "gather (+ a range check)", tensors=("params", "indices"))
 def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     if static(batch_dims):
         raise NotImplementedError("gather with batch_dims runs eagerly")
     p, i = to_core(params), require(to_core(indices), INT, "gather indices")
     (a,) = num.normalize_axes(0 if axis is None else static_int(axis), p.ndim, scalar_axes=())
-    out = num.take(p, i, a)  # a literal axis 0 has TF's sparse gradient (IndexedSlices)
+    out = in_range(i, p.shape[a], num.take(p, i, a), "GatherV2")
+    # a literal axis 0 has TF's sparse gradient (IndexedSlices)
     return lc.autodiff.mark_rows(out, i, np.int32) if a == 0 and axis in (None, 0) else out
 
 
-@api("gather_nd", "gather", tensors=("params", "indices"))
+@api("gather_nd", "gather (+ a range check)", tensors=("params", "indices"))
 def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     if static(batch_dims):
         raise NotImplementedError("gather_nd with batch_dims runs eagerly")
@@ -197,6 +198,8 @@ def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
         raise lc.ShapeError(f"index depth {k} exceeds params rank {p.ndim}")
     cols = [num.squeeze(c, -1) for c in num.split_sizes(i, [1] * k, i.ndim - 1)]
     out = num.gather_points(p, list(range(k)), cols)  # rows: TF's sparse gradient
+    for d, c in enumerate(cols):
+        in_range(c, p.shape[d], out, "GatherNd", f"indices do not index into param shape {list(p.shape)}")
     return lc.autodiff.mark_rows(out, i, i.dtype) if i.shape[1:] == (1,) else out
 
 

@@ -8,7 +8,7 @@ import lazycore as lc
 
 from ._api_random import next_key
 from ._convert import broadcast, same_dtype, static, to_core
-from ._table import FLOAT, INT, NUMERIC, REAL, api, require, unary
+from ._table import FLOAT, INT, NUMERIC, REAL, api, in_range, require, unary
 
 ops, num = lc.ops, lc.numeric
 
@@ -109,9 +109,11 @@ def _sparse_xent(labels, logits, name=None):
 
 def sparse_xent_core(x, labels):
     """TF's fused SparseSoftmaxCrossEntropyWithLogits kernel, row by row (the logits'
-    max shift is a constant for the gradient). A label outside ``[0, classes)`` gives
-    NaN, as TF's GPU kernel does (its CPU kernel raises, which a lazy value cannot)."""
-    return num.cross_entropy(x, labels, reduction="none", class_axis=-1, out_of_range_nan=True)
+    max shift is a constant for the gradient). A label outside ``[0, classes)`` raises
+    as TF's CPU kernel does (its GPU kernel gives NaN, as the lazy value would)."""
+    out = num.cross_entropy(x, labels, reduction="none", class_axis=-1, out_of_range_nan=True)
+    return in_range(labels, x.shape[-1], out, "SparseSoftmaxCrossEntropyWithLogits",
+                    f"Received a label value which is outside the valid range of [0, {x.shape[-1]})")
 
 
 @api("nn.softmax_cross_entropy_with_logits", "cross_entropy (composite)",
@@ -165,12 +167,13 @@ def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, nam
     return num.batch_norm(t, m, v, w, b, float(variance_epsilon), channel_axis=None)
 
 
-@api("nn.embedding_lookup", "gather", tensors=("params", "ids"))
+@api("nn.embedding_lookup", "gather (+ a range check)", tensors=("params", "ids"))
 def _embedding_lookup(params, ids, max_norm=None, name=None):
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup with max_norm runs eagerly")
-    i = require(to_core(ids), INT, "ids")  # rows: TF's sparse gradient (IndexedSlices)
-    return lc.autodiff.mark_rows(num.take(to_core(params), i, 0), i, np.int32)
+    i, p = require(to_core(ids), INT, "ids"), to_core(params)  # rows: TF's sparse gradient
+    out = in_range(i, p.shape[0] if p.ndim else 1, num.take(p, i, 0), "GatherV2")
+    return lc.autodiff.mark_rows(out, i, np.int32)
 
 
 @api("nn.dropout", "dropout (composite)", tensors=("x",))

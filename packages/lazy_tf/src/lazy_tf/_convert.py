@@ -111,7 +111,16 @@ def to_core(v, dtype=None) -> lc.Tensor:
         if tf_dtype is None:
             raise
         t = tf.convert_to_tensor(v)  # TF then reports the dtype mismatch itself
-    return lc.asarray(np.asarray(t.numpy()))
+    return host_data(np.asarray(t.numpy()))
+
+
+def host_data(arr: np.ndarray) -> lc.Tensor:
+    """Host values as device data; an integer array's range is kept, so the range checks
+    of indices and labels made on the host (``tf.data``, NumPy) are decided at the call."""
+    value = lc.asarray(arr)
+    if arr.dtype.kind in "iu":
+        lc.checks.remember_range(value, arr)
+    return value
 
 
 _SCALARS: dict = {}  # (dtype, bytes) -> device data of an eager scalar
@@ -127,7 +136,7 @@ def _device_data(arr: np.ndarray) -> lc.Tensor:
     step 1's program would make step 2's program another one). Cached handles sort
     with variables (see ``_variable``)."""
     if arr.ndim:
-        return lc.asarray(arr)
+        return host_data(arr)
     key = (arr.dtype, arr.tobytes())
     out = _SCALARS.get(key)
     if out is None:

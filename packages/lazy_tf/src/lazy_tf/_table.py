@@ -122,6 +122,17 @@ def require(t: lc.Tensor, check: Callable | None, what: str = "") -> lc.Tensor:
     return t
 
 
+def in_range(index: lc.Tensor, size: int, result: lc.Tensor, op: str,
+             message: str = "") -> lc.Tensor:
+    """``result``, with the range check of TF's CPU kernels on ``index`` (every value in
+    ``[0, size)``, else ``InvalidArgumentError``): at the call for host-known indices,
+    else at the next barrier (naming ``op`` and the user's line)."""
+    lc.checks.index_in_range(index, size, lambda m: tf.errors.InvalidArgumentError(None, None, m),
+                             message or f"indices are not in [0, {size})", op=op,
+                             negative=False, guards=(result,))
+    return result
+
+
 def _operands(name: str, n: int):
     """Pick the ``n`` operands out of a call, by position or by TF's parameter names."""
     sig = []

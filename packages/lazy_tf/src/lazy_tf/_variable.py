@@ -19,6 +19,7 @@ from . import _state
 from ._convert import to_core
 from ._dtypes import to_np
 from ._graph import building, shadow
+from ._table import in_range
 from ._tensor import LazyTensor, handle, new
 
 _names = itertools.count()
@@ -160,8 +161,9 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
                             f"Received arg: {delta}")
         h = handle(self)
         v, i = to_core(delta.values, h.dtype), to_core(delta.indices)
-        h.assign(lc.numeric.index_copy(h, 0, i, v) if api == "scatter_update" else
-                 lc.numeric.index_add(h, 0, i, lc.ops.neg(v) if api == "scatter_sub" else v))
+        new = (lc.numeric.index_copy(h, 0, i, v) if api == "scatter_update" else
+               lc.numeric.index_add(h, 0, i, lc.ops.neg(v) if api == "scatter_sub" else v))
+        h.assign(in_range(i, h.shape[0] if h.ndim else 1, new, "ResourceScatter"))
         return self
 
     def __repr__(self) -> str:
