@@ -392,6 +392,10 @@ RANGE_CHECKED = {
     "gather axis 1": lambda p, i: tf.gather(p, i, axis=1),
     "gather_nd": lambda p, i: tf.gather_nd(p, i[:, None]),
     "embedding_lookup": lambda p, i: tf.nn.embedding_lookup(p, i),
+    "tensor_scatter_nd_update": lambda p, i: tf.tensor_scatter_nd_update(
+        p, i[:, None], tf.ones((2, 3), p.dtype)),
+    "tensor_scatter_nd_add": lambda p, i: tf.tensor_scatter_nd_add(
+        p, i[:, None], tf.ones((2, 3), p.dtype)),
     "sparse xent": lambda p, i: tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=i, logits=tf.gather(p, [0, 1])),
 }

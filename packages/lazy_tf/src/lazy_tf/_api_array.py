@@ -197,9 +197,7 @@ def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     if i.ndim == 0 or k > p.ndim:
         raise lc.ShapeError(f"index depth {k} exceeds params rank {p.ndim}")
     cols = [num.squeeze(c, -1) for c in num.split_sizes(i, [1] * k, i.ndim - 1)]
-    out = num.gather_points(p, list(range(k)), cols)  # rows: TF's sparse gradient
-    for d, c in enumerate(cols):
-        in_range(c, p.shape[d], out, "GatherNd", f"indices do not index into param shape {list(p.shape)}")
+    out = _points_in_range(cols, p.shape, num.gather_points(p, list(range(k)), cols), "GatherNd")
     return lc.autodiff.mark_rows(out, i, i.dtype) if i.shape[1:] == (1,) else out
 
 
@@ -320,22 +318,28 @@ class _TopK(tuple):
     indices = property(lambda self: self[1])
 
 
+def _points_in_range(columns, shape, out, op: str):
+    """``out``, with each index column checked against its dimension (TF's CPU kernels)."""
+    for d, c in enumerate(columns):
+        in_range(c, shape[d], out, op, f"indices do not index into param shape {list(shape)}")
+    return out
+
+
 def _scatter_nd(mode):
     def impl(tensor, indices, updates, *policy, name=None):
         t, u = same_dtype(tensor, updates)
         i = require(to_core(indices), INT, "scatter indices")
-        k = i.shape[-1]
-        batch = i.shape[:-1]
+        k, batch, window = i.shape[-1], i.shape[:-1], t.shape[i.shape[-1]:]
         flat_i = ops.reshape(i, new_sizes=(math.prod(batch), k))
-        window = t.shape[k:]
         if u.shape != batch + window:
             raise lc.ShapeError(f"updates shape {u.shape} must be {batch + window}")
         flat_u = ops.reshape(u, new_sizes=(flat_i.shape[0],) + window)
         op = ops.scatter_add if mode == "add" else ops.scatter
-        return op(num.cast(t, t.dtype), num.cast(flat_i, np.int64), flat_u,
-                  update_window_dims=tuple(range(1, 1 + len(window))),
-                  inserted_window_dims=tuple(range(k)),
-                  scatter_dims_to_operand_dims=tuple(range(k)), mode="fill")
+        out = op(num.cast(t, t.dtype), num.cast(flat_i, np.int64), flat_u,
+                 update_window_dims=tuple(range(1, 1 + len(window))),
+                 inserted_window_dims=tuple(range(k)),
+                 scatter_dims_to_operand_dims=tuple(range(k)), mode="fill")
+        return _points_in_range(num.split_sizes(flat_i, [1] * k, 1), t.shape, out, "TensorScatterNd")
     return impl
 
 

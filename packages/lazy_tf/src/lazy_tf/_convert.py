@@ -118,8 +118,7 @@ def host_data(arr: np.ndarray) -> lc.Tensor:
     """Host values as device data; an integer array's range is kept, so the range checks
     of indices and labels made on the host (``tf.data``, NumPy) are decided at the call."""
     value = lc.asarray(arr)
-    if arr.dtype.kind in "iu":
-        lc.checks.remember_range(value, arr)
+    lc.checks.remember_range(value, arr)  # (integer arrays only)
     return value
 
 
