@@ -15,7 +15,7 @@ from typing import NamedTuple as _NamedTuple
 
 import numpy as np
 
-from lazycore.composites.elementwise import isin as _isin
+from lazycore.composites.sorting import isin as _isin
 
 from . import _creation
 from ._array import LazyArray

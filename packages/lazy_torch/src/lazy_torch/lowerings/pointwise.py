@@ -363,7 +363,7 @@ def isin(x, test, *, assume_unique=False, invert=False):
                            f"{_KERNEL_DTYPE_NAMES[bad[0]]}")
     dt = compute_dtype([x, test])  # eq's promotion; the shapes stay apart
     x, test = [num.cast(as_tensor(wrap_int(a, dt), dt), dt) for a in (x, test)]
-    return lc.composites.elementwise.isin(x, test, invert)
+    return lc.composites.sorting.isin(x, test, invert)
 
 
 @lower("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar",

@@ -642,18 +642,6 @@ def rint(x: Tensor) -> Tensor:
 
 
 
-def isin(x: Tensor, test: Tensor, invert: bool = False) -> Tensor:
-    """Whether each element of ``x`` equals one of ``test``'s (any shape): NumPy's and
-    PyTorch's ``isin`` as one broadcast compare and one reduction, where PyTorch's
-    decomposition dispatched ~10 ops per call (Hugging Face's ``generate()``)."""
-    shape = x.shape + (test.size,)
-    a = broadcast_to(ops.reshape(x, new_sizes=x.shape + (1,)), shape)
-    b = broadcast_to(ops.reshape(test, new_sizes=(test.size,)), shape)
-    mixed = {np.dtype(a.dtype).kind, np.dtype(b.dtype).kind} == {"i", "u"}  # NumPy 2: exact
-    hit = any_(mixed_sign_compare("eq", a, b) if mixed else ops.eq(*promote([a, b])), axis=-1)
-    return ops.get("not")(hit) if invert else hit
-
-
 def mixed_sign_compare(op_name: str, x: Tensor, y: Tensor) -> Tensor:
     """``x op y`` for one signed and one unsigned integer operand, exactly: both compared
     as uint64, and where the signed one is negative the answer is fixed (``-1 < 2**63``)."""
