@@ -329,6 +329,19 @@ def test_at():
     assert_same(a, x)
 
 
+@pytest.mark.parametrize("bad", [[1, 7], [1, -7]])
+def test_at_out_of_range_raises_like_numpy(bad):
+    """``np.add.at`` with a computed index array out of range raises NumPy's IndexError at
+    the next barrier (XLA's scatter clamped it into the last row); other values read."""
+    with pytest.raises(IndexError):
+        np.add.at(np.zeros(5), np.array(bad), 1.0)
+    a, other = lnp.asarray(np.zeros(5)), lnp.asarray(np.ones(2)) * 3
+    np.add.at(a, lnp.asarray(np.array(bad)) * 1, 1.0)
+    with pytest.raises(IndexError, match="checked in the compiled program"):
+        np.asarray(a)
+    assert_same(other, np.ones(2) * 3)
+
+
 def test_unimplemented_ufunc_falls_back(counters):
     x = np.array([12, 18, 7])
     check(np.gcd, x, 6)

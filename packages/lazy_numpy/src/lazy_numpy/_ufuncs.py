@@ -325,9 +325,11 @@ def at(ufunc, inputs, kwargs):
     v = tensor(b, loop[1])
     if ufunc.__name__ == "subtract":
         v = lc.ops.neg(v)
-    from ._indexing import core_key
+    from ._indexing import checked, core_key
 
-    a._t = _numeric.setitem(a._t, core_key(indices), _numeric.cast(v, a.dtype), mode="add")
+    k = core_key(indices)
+    a._t = checked(a.shape, k, _numeric.setitem(a._t, k, _numeric.cast(v, a.dtype), mode="add"),
+                   f"{ufunc.__name__}.at")
 
 
 _METHODS = {"__call__": call, "reduce": reduce, "accumulate": accumulate, "outer": outer,
