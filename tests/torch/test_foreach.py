@@ -231,18 +231,11 @@ def test_foreach_matches_eager(case, dtype, call, dev):
         torch.testing.assert_close(g.cpu(), w, rtol=1e-6, atol=1e-6, equal_nan=True)
 
 
-def test_elements_do_not_reenter_the_dispatcher(dev, monkeypatch):
+def test_elements_do_not_reenter_the_dispatcher(dev, dispatch_spy):
     """Only the foreach op itself reaches ``__torch_dispatch__``."""
     a = [torch.randn(3).to(dev) for _ in range(4)]
     b = [torch.randn(3).to(dev) for _ in range(4)]
-    seen = []
-    original = LazyTensor.__torch_dispatch__.__func__
-
-    def spy(cls, func, types, args=(), kwargs=None):
-        seen.append(func)
-        return original(cls, func, types, args, kwargs)
-
-    monkeypatch.setattr(LazyTensor, "__torch_dispatch__", classmethod(spy))
+    seen = dispatch_spy()
     with torch.no_grad():
         torch._foreach_addcdiv_(a, a, [t.abs() + 1 for t in b], [0.5] * 4)
         torch._foreach_lerp_(a, b, 0.1)

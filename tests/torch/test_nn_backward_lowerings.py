@@ -114,23 +114,11 @@ def test_softmax_backward_mixed_dtypes_take_the_decomposition(dev):
     torch.testing.assert_close(got.cpu().float(), want.float(), rtol=2e-2, atol=2e-2)
 
 
-def _spy(monkeypatch):
-    seen = []
-    original = LazyTensor.__torch_dispatch__.__func__
-
-    def spy(cls, func, types, args=(), kwargs=None):
-        seen.append(func)
-        return original(cls, func, types, args, kwargs)
-
-    monkeypatch.setattr(LazyTensor, "__torch_dispatch__", classmethod(spy))
-    return seen
-
-
-def test_no_decomposition_ops_dispatched(dev, monkeypatch):
+def test_no_decomposition_ops_dispatched(dev, dispatch_spy):
     grad = torch.randn(4, 5).to(dev)
     out = torch.randn(4, 5).log_softmax(1).to(dev)
     x = torch.randn(4, 5).to(dev)
-    seen = _spy(monkeypatch)
+    seen = dispatch_spy()
     aten._log_softmax_backward_data(grad, out, 1, torch.float32)
     aten._softmax_backward_data(grad, out, 1, torch.float32)
     aten.threshold_backward(grad, x, 0.0)

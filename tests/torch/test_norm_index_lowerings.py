@@ -16,18 +16,6 @@ TOL = {torch.float32: dict(rtol=1e-5, atol=1e-5), torch.float64: dict(rtol=1e-12
 SHAPES = [((4, 6), (6,)), ((2, 3, 4), (3, 4)), ((5,), (5,)), ((0, 3), (3,)), ((2, 3, 4), (4,))]
 
 
-def _spy(monkeypatch):
-    seen = []
-    original = LazyTensor.__torch_dispatch__.__func__
-
-    def spy(cls, func, types, args=(), kwargs=None):
-        seen.append(func)
-        return original(cls, func, types, args, kwargs)
-
-    monkeypatch.setattr(LazyTensor, "__torch_dispatch__", classmethod(spy))
-    return seen
-
-
 def _layer_norm_grads(device, x, g, norm, weight, bias, needs):
     """Forward + backward of ``F.layer_norm``; ``needs`` says which of x/weight/bias
     require grad (autograd's ``output_mask``)."""
@@ -90,10 +78,10 @@ def test_layer_norm_backward_called_directly(mask, dev):
             torch.testing.assert_close(c.cpu(), a, **TOL[torch.float32])
 
 
-def test_layer_norm_backward_dispatches_no_decomposition(dev, monkeypatch):
+def test_layer_norm_backward_dispatches_no_decomposition(dev, dispatch_spy):
     args = [torch.randn(4, 6).to(dev), torch.randn(4, 6).to(dev), [6], torch.randn(4, 1).to(dev),
             torch.rand(4, 1).to(dev), torch.randn(6).to(dev), torch.randn(6).to(dev)]
-    seen = _spy(monkeypatch)
+    seen = dispatch_spy()
     aten.native_layer_norm_backward(*args, [True, True, True])
     assert seen == [aten.native_layer_norm_backward.default]
 
@@ -205,8 +193,8 @@ def test_index_copy_gradients(dev):
         torch.testing.assert_close(got, want, rtol=0, atol=0)
 
 
-def test_index_copy_dispatches_no_decomposition(dev, monkeypatch):
+def test_index_copy_dispatches_no_decomposition(dev, dispatch_spy):
     x, index, src = torch.zeros(4, 3).to(dev), torch.tensor([1]).to(dev), torch.ones(1, 3).to(dev)
-    seen = _spy(monkeypatch)
+    seen = dispatch_spy()
     x.index_copy_(0, index, src)
     assert seen == [aten.index_copy_.default]
