@@ -309,3 +309,13 @@ def test_truncated_normal_rejects_an_empty_interval():
     with pytest.raises(ValueError, match="low < high"):
         nm.truncated_normal(lc.random.Generator(0).next_key(), (3,), np.float32, low=1.0,
                             high=1.0)
+
+
+def test_matmul_of_a_batch_by_one_matrix_is_one_dot_without_copies():
+    """``[b, m, k] @ [k, n]`` is one dot over all rows (TF's, Keras' EinsumDense): the
+    matrix is not broadcast to a per-batch copy and no batched dot is recorded."""
+    x, w = np.arange(24.0).reshape(2, 3, 4), np.arange(8.0).reshape(4, 2)
+    out = nm.matmul(lc.asarray(x), lc.asarray(w))
+    assert out.node.op == "dot_general" and dict(out.node.attrs)["batch"] == ((), ())
+    assert all(o.op == "data" for o in out.node.operands)
+    np.testing.assert_allclose(lc.to_numpy(out), x @ w)

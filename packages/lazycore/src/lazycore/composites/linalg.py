@@ -22,8 +22,8 @@ def matmul(x: Tensor, y: Tensor) -> Tensor:
                          shapes=[x.aval, y.aval])
     batch = broadcast_shapes(x2.shape[:-2], y2.shape[:-2])
     nb = len(batch)
-    if nb == 0:
-        out = ops.dot_general(x2, y2, contracting=((1,), (0,)), batch=((), ()))
+    if y2.ndim == 2:  # rows (of any batch) times one matrix: one dot, y not copied per batch
+        out = ops.dot_general(x2, y2, contracting=((x2.ndim - 1,), (0,)), batch=((), ()))
     else:
         x3 = broadcast_to(x2, batch + x2.shape[-2:])
         y3 = broadcast_to(y2, batch + y2.shape[-2:])
