@@ -1,4 +1,4 @@
-"""``torch._foreach_*`` (optimizers' multi-tensor paths): ONE node per call once warm.
+"""``torch._foreach_*`` (optimizers' multi-tensor paths): one per-tensor op per element.
 
 Each foreach overload is mapped once (cached) onto the per-element overload that
 eager's own ``CompositeExplicitAutograd`` slow kernel calls (``_foreach_add_.List``
@@ -6,33 +6,23 @@ eager's own ``CompositeExplicitAutograd`` slow kernel calls (``_foreach_add_.Lis
 ``value=``, ``_foreach_maximum_.List`` -> ``clamp_min_.Tensor``, ``_foreach_norm`` ->
 ``linalg_vector_norm``, ...). An element whose arguments hold a lazy tensor goes
 straight to lazy_torch's handler for that overload (``_dispatch.dispatch``), without
-a round trip through PyTorch's dispatcher; so it takes the same lowering (and
-in-place/view semantics) as the single-tensor optimizer path. Elements with no lazy
-tensor (CPU step counters) run eagerly as before.
-
-A call whose tensors are all lazy and alias nothing at another position, seen a second
-time with the same signature (the tensors' avals, every other argument's value), runs
-those elements once on placeholders into a ``lazycore.subprogram`` (``optim.subprogram``):
-from then on each call records ONE ``call`` node whose results are stored into the
-lists (views write through, versions bump) or returned as new tensors. The trace is the
-per-element path itself, so values, dtypes and promotion are the same; a trace that
-raises leaves the per-element path to raise eager's error. An overload with no
-matching per-element schema (``_foreach_powsum``, ``out=``) runs eager's CPU kernel.
+a round trip through PyTorch's dispatcher and ``__torch_dispatch__``; so it takes the
+same lowering (and in-place/view semantics) as the single-tensor optimizer path.
+Elements with no lazy tensor (CPU step counters) run eagerly as before. An overload
+whose per-element schema does not line up argument by argument (names, types,
+defaults) keeps the old behaviour: calling the ATen packet per element.
 """
 
 from __future__ import annotations
 
-import functools
-
 import torch
 
 from .. import _tensor
-from .._fallback import fallback as _fallback
-from .._tensor import LazyTensor, read, wrap, write
-from .optim import subprogram
+from .._tensor import LazyTensor
 
 aten = torch.ops.aten
 
+_VALUE_KWARG = ("addcmul", "addcdiv")
 _CIA = torch._C.DispatchKey.CompositeImplicitAutograd
 _PLAIN_DISPATCH = torch.Tensor.__torch_dispatch__
 _increment_version = torch._C._increment_version
@@ -51,7 +41,7 @@ _CANDIDATES = {"default": ("default",),
 # how one foreach argument becomes the element's argument
 _EACH, _SCALARS, _SAME = range(3)  # list indexed per element / packed 1-D scalars / as is
 
-_PROGRAMS: dict = {}  # signature -> Subprogram; False: seen once; None: the trace failed
+_PLANS: dict = {}
 _MISSING = object()
 
 
@@ -147,7 +137,6 @@ def _match(func, elem):
     return specs
 
 
-@functools.cache
 def _plan(func):
     if func._overloadname not in _CANDIDATES:
         return None
@@ -162,8 +151,10 @@ def _plan(func):
 
 
 def element_overload(func):
-    """The per-element OpOverload a foreach overload runs (None: the CPU fallback)."""
-    plan = _plan(func)
+    """The per-element OpOverload a foreach overload runs (None: the packet fallback)."""
+    plan = _PLANS.get(func, _MISSING)
+    if plan is _MISSING:
+        plan = _PLANS[func] = _plan(func)
     return None if plan is None else plan.elem
 
 
@@ -236,76 +227,25 @@ def _check(func, args, kwargs) -> int | None:
 # -- the handler ----------------------------------------------------------------------------------
 
 def foreach(func, args, kwargs):
-    plan = _plan(func)
+    plan = _PLANS.get(func, _MISSING)
+    if plan is _MISSING:
+        plan = _PLANS[func] = _plan(func)
     n = _check(func, args, kwargs)
     if plan is None or n is None:
-        return _fallback(func, args, kwargs)  # no per-element overload (powsum, out=)
-    found = _signature(func, args, kwargs)
-    program = found and _program(func, plan, n, args, kwargs, *found)
-    if not program:
-        return _elements(func, plan, n, args, kwargs)
-    values = program(*found[1])
-    if not plan.inplace:
-        return [wrap(v, fresh=True) for v in values]
-    for t, v in zip(args[0], values, strict=True):
-        write(t, v)  # the trace stored into the placeholder: t's dtype and shape already
-    _increment_version(args[0])
-
-
-def _signature(func, args, kwargs):
-    """(key, values) of an all-lazy call: the tensors' avals and the other arguments' reprs
-    (-0.0 is not 0.0). None: a tensor is not lazy, or shares storage with a tensor at
-    another position (in place, eager's later elements read the earlier writes)."""
-    key, values, cells = [func, repr(kwargs)], [], {}
-    for a in args:
-        for k, t in enumerate(a) if isinstance(a, list | tuple) else ((-1, a),):
-            if not isinstance(t, torch.Tensor):
-                key.append(repr(t))
-            elif type(t) is not LazyTensor or cells.setdefault(id(t._cell), k) != k:
-                return None
-            else:
-                values.append(read(t))
-                key.append(values[-1].aval)
-    return tuple(key), values
-
-
-def _program(func, plan, n, args, kwargs, key, values):
-    """This signature's ``lazycore.subprogram`` of the elements (ONE ``call`` node per
-    call), traced the second time it is seen: a scalar that changes every step (Adam's
-    bias corrections) never pays for a trace. Falsy meanwhile, or where the trace failed
-    (the elements then raise eager's error, after eager's writes to earlier elements)."""
-    program = _PROGRAMS.pop(key, _MISSING)
-    if program is False:
-        def build(ts):
-            swapped = _swap(args, iter(ts))
-            out = _elements(func, plan, n, swapped, kwargs)
-            return swapped[0] if plan.inplace else out
-        try:
-            program = subprogram(values, build)
-        except Exception:  # noqa: BLE001 - see above
-            program = None
-    _PROGRAMS[key] = False if program is _MISSING else program
-    if len(_PROGRAMS) > 2048:
-        del _PROGRAMS[next(iter(_PROGRAMS))]
-    return program is not _MISSING and program
-
-
-def _swap(a, fresh):
-    if isinstance(a, list | tuple):
-        return [_swap(t, fresh) for t in a]
-    return next(fresh) if isinstance(a, torch.Tensor) else a
-
-
-def _elements(func, plan, n, args, kwargs):
-    """Eager's slow kernel: the per-element overload on each element in turn."""
+        return _by_packet(func, args, kwargs)
     names = func._schema.arguments
     specs = plan.specs
     fixed_pos, fixed_kw, each_pos, each_kw = {}, {}, [], []
     for i, a in enumerate(args):
         _place(specs[names[i].name], a, fixed_pos, fixed_kw, each_pos, each_kw)
     for key, a in kwargs.items():
-        _place(specs[key], a, fixed_pos, fixed_kw, each_pos, each_kw)
+        spec = specs.get(key)
+        if spec is None:
+            return _by_packet(func, args, kwargs)
+        _place(spec, a, fixed_pos, fixed_kw, each_pos, each_kw)
     npos = len(fixed_pos) + len(each_pos)
+    if sorted([*fixed_pos, *(j for j, _ in each_pos)]) != list(range(npos)):
+        return _by_packet(func, args, kwargs)  # a gap: an omitted positional argument
     base = [fixed_pos.get(j) for j in range(npos)]
     elem = plan.elem
     dispatch = _tensor._dispatch
@@ -314,10 +254,14 @@ def _elements(func, plan, n, args, kwargs):
         pos = base.copy()
         for j, seq in each_pos:
             pos[j] = seq[k]
-        kw = dict(fixed_kw)
+        kw = fixed_kw.copy() if fixed_kw else {}
         for key, seq in each_kw:
             kw[key] = seq[k]
-        out.append(dispatch(elem, tuple(pos), kw) if _route(pos, kw) else elem(*pos, **kw))
+        route = _route(pos, kw)
+        if route:
+            out.append(dispatch(elem, tuple(pos), kw))
+        else:
+            out.append(elem(*pos, **kw))
     if plan.inplace:
         # eager's slow kernel bumps each tensor's version (its per-element in-place ops
         # pass ADInplaceOrView); under ``__torch_dispatch__`` that layer is already passed
@@ -353,3 +297,29 @@ def _route(pos, kw) -> bool:
             elif type(v).__torch_dispatch__ is not _PLAIN_DISPATCH:
                 return False
     return lazy
+
+
+def _by_packet(func, args, kwargs):
+    """The per-element ATen packet through the dispatcher (overloads without a plan)."""
+    name = func._schema.name.split("::")[1][len("_foreach_"):]
+    packet = getattr(aten, name)
+    names = [a.name for a in func._schema.arguments]
+    lists = {}
+    for i, a in enumerate(args):
+        arg_name = names[i] if i < len(names) else ""
+        if isinstance(a, torch.Tensor) and arg_name == "scalars":
+            lists[i] = a.tolist()
+        elif isinstance(a, list | tuple):
+            lists[i] = a
+    n = len(next(iter(lists.values())))
+    out = []
+    for k in range(n):
+        elem = [lists[i][k] if i in lists else a for i, a in enumerate(args)]
+        kw = {key: (v[k] if isinstance(v, list | tuple) else v) for key, v in kwargs.items()}
+        if name.rstrip("_") in _VALUE_KWARG and len(elem) == 4:
+            kw["value"] = elem.pop()  # foreach passes the scalar positionally
+        out.append(packet(*elem, **kw))
+    return None if name.endswith("_") else out
+
+
+from . import optim  # noqa: E402,F401 - registers the fused optimizer steps

@@ -38,20 +38,17 @@ def _program(flags: tuple, tensors: list, build):
     key = (flags, tuple([v.aval for v in values]))
     program = _PROGRAMS.get(key)
     if program is None:
+        holders = [lc.subprogram.placeholder(v.aval, f"optimizer input {i}")
+                   for i, v in enumerate(values)]
+        args = [wrap(h, fresh=True) for h in holders]
+        with lc.subprogram.capturing(), torch.no_grad():
+            outs = build(args)
+        program = lc.subprogram.Subprogram([lc.Tensor(h.node) for h in holders],
+                                           [read(o) for o in outs], site="torch.optim fused step")
         if len(_PROGRAMS) > 256:
             _PROGRAMS.pop(next(iter(_PROGRAMS)))
-        program = _PROGRAMS[key] = subprogram(values, build)
+        _PROGRAMS[key] = program
     return program(*values)
-
-
-def subprogram(values: list, build) -> lc.subprogram.Subprogram:
-    """``build`` (a list of lazy tensors -> the result tensors) traced once on
-    placeholders with the avals of ``values``, as a ``lazycore.subprogram``."""
-    holders = [lc.subprogram.placeholder(v.aval, f"optimizer input {i}")
-               for i, v in enumerate(values)]
-    with lc.subprogram.capturing() as captured, torch.no_grad():
-        outs = build([wrap(h) for h in holders])  # own handles: in-place ops keep holders
-    return lc.subprogram.Subprogram(holders, [read(o) for o in outs], checks=captured.checks)
 
 
 def _scalar(value) -> LazyTensor:
@@ -120,14 +117,13 @@ def _adam_values(func, args, kwargs, adamw: bool):
     return [values[i * n:(i + 1) * n] for i in range(len(lists))], lists
 
 
-def _inplace(values):
-    """The in-place handler: ``values(func, args, kwargs)``'s new values stored in place."""
+def _adam_inplace(adamw: bool):
     def handler(func, args, kwargs):
-        done = values(func, args, kwargs)
+        done = _adam_values(func, args, kwargs, adamw)
         if done is None:
             return _fallback(func, args, kwargs)
-        for new, targets in zip(*done, strict=True):
-            for t, v in zip(targets, new, strict=True):
+        for values, targets in zip(*done, strict=True):
+            for t, v in zip(targets, values, strict=True):
                 store(t, v)
     return handler
 
@@ -145,10 +141,8 @@ def _adam_functional(adamw: bool):
     return handler
 
 
-special(aten._fused_adam_.default, aten._fused_adam_.tensor_lr)(
-    _inplace(lambda f, a, k: _adam_values(f, a, k, False)))
-special(aten._fused_adamw_.default, aten._fused_adamw_.tensor_lr)(
-    _inplace(lambda f, a, k: _adam_values(f, a, k, True)))
+special(aten._fused_adam_.default, aten._fused_adam_.tensor_lr)(_adam_inplace(False))
+special(aten._fused_adamw_.default, aten._fused_adamw_.tensor_lr)(_adam_inplace(True))
 special(aten._fused_adam.default, aten._fused_adam.tensor_lr)(_adam_functional(False))
 special(aten._fused_adamw.default, aten._fused_adamw.tensor_lr)(_adam_functional(True))
 
@@ -194,7 +188,14 @@ def _sgd_values(func, args, kwargs):
     return [values[i * n:(i + 1) * n] for i in range(len(lists))], lists
 
 
-special(aten._fused_sgd_.default, aten._fused_sgd_.tensor_lr)(_inplace(_sgd_values))
+@special(aten._fused_sgd_.default, aten._fused_sgd_.tensor_lr)
+def _sgd_inplace(func, args, kwargs):
+    done = _sgd_values(func, args, kwargs)
+    if done is None:
+        return _fallback(func, args, kwargs)
+    for values, targets in zip(*done, strict=True):
+        for t, v in zip(targets, values, strict=True):
+            store(t, v)
 
 
 @special(aten._fused_sgd.default, aten._fused_sgd.tensor_lr)
