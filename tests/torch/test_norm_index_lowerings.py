@@ -145,15 +145,6 @@ BAD = {  # (x, dim, index, source): eager's error type
 }
 
 
-@pytest.mark.parametrize("name", list(BAD))
-def test_index_copy_errors_like_eager(name, dev):
-    x, dim, index, src = BAD[name]
-    with pytest.raises(Exception) as eager:
-        torch.index_copy(x, dim, index, src)
-    with pytest.raises(type(eager.value)):
-        torch.index_copy(x.to(dev), dim, index.to(dev), src.to(dev)).cpu()
-
-
 SCALAR_ADDS = {  # index_add shares index_copy's scatter: eager's rules for 0-d operands
     "scalar-self-vector-source": (torch.zeros(()), 0, torch.zeros(3, dtype=torch.int64), torch.ones(3)),
     "scalar-self-empty-source": (torch.zeros(()), 0, torch.zeros(0, dtype=torch.int64), torch.ones(0)),
@@ -164,13 +155,17 @@ SCALAR_ADDS = {  # index_add shares index_copy's scatter: eager's rules for 0-d 
 }
 
 
-@pytest.mark.parametrize("name", list(SCALAR_ADDS))
-def test_index_add_scalar_operands_error_like_eager(name, dev):
-    x, dim, index, src = SCALAR_ADDS[name]
+ERRORS = ([(torch.index_copy, name, case) for name, case in BAD.items()]
+          + [(torch.index_add, name, case) for name, case in SCALAR_ADDS.items()])
+
+
+@pytest.mark.parametrize("fn,name,case", ERRORS, ids=[f"{f.__name__}-{n}" for f, n, _ in ERRORS])
+def test_index_copy_and_add_errors_like_eager(fn, name, case, dev):
+    x, dim, index, src = case
     with pytest.raises(Exception) as eager:
-        torch.index_add(x, dim, index, src)
+        fn(x, dim, index, src)
     with pytest.raises(type(eager.value)):
-        torch.index_add(x.to(dev), dim, index.to(dev), src.to(dev)).cpu()
+        fn(x.to(dev), dim, index.to(dev), src.to(dev)).cpu()
 
 
 def test_index_add_into_a_scalar(dev):
