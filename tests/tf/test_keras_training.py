@@ -115,6 +115,38 @@ def test_compiled_fit_is_captured_and_matches_eager_keras(lazy_keras, metrics, n
     assert ltf.fallback_counts() == {}
 
 
+def _unbuilt_adam_fit(x, y):
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.layers.Dense(8, activation="relu"), keras.layers.Dense(CLASSES)])
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    losses = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False).history["loss"]
+    return {"loss": losses, **{f"w{i}": v.numpy() for i, v in enumerate(model.weights)}}
+
+
+def test_model_without_input_builds_lazily_in_compiled_fit(lazy_keras, metrics):
+    """A model with no ``Input`` (and Adam's slots) creates its variables inside the first
+    compiled step: they are lazy, the step is captured, and training matches eager Keras."""
+    x, y = _data((6,))
+    lazy_out = _unbuilt_adam_fit(x, y)
+    counters = lc.metrics.counters()
+    ltf.keras.disable()
+    _assert_close(lazy_out, _unbuilt_adam_fit(x, y))
+    assert counters.get("tf_function_capture", 0) >= 1
+    assert counters.get("tf_function_fallback", 0) == 0
+
+
+def test_layer_built_inside_a_tf_function_holds_a_lazy_variable(lazy_keras):
+    """TF's graph path (a ``tf.Tensor`` input) builds the layer in its trace: the initializer runs
+    eagerly, as ``tf.Variable`` lifts it, and the variable is lazy."""
+    keras.utils.set_random_seed(0)
+    layer = keras.layers.Dense(3)
+    x = RNG.standard_normal((2, 4)).astype(np.float32)
+    out = tf.function(layer)(tf.constant(x))
+    assert ltf.keras.lazy_value(layer.kernel) is not None
+    np.testing.assert_allclose(np.asarray(out), x @ layer.kernel.numpy() + layer.bias.numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
 def _loop(name, x, y, lazy_mode, steps=3):
     model = _build(name)
     opt = keras.optimizers.SGD(0.05, momentum=0.9)

@@ -21,6 +21,8 @@ import functools
 import importlib
 import sys
 
+import tensorflow as tf
+
 from . import _keras_rnn, _state
 from ._variable import Variable
 
@@ -46,10 +48,11 @@ def enable() -> None:
     def _initialize(self, value):
         if not _STATE["enabled"] or isinstance(value, Variable):
             return original(self, value)
-        if callable(value):
-            value = value()
-        self._value = Variable(value, trainable=self.trainable, dtype=self._dtype,
-                               name=self.name)
+        with tf.init_scope():  # inside a TF graph trace the variable is created
+            if callable(value):  # eagerly, as ``tf.Variable`` lifts its initializer
+                value = value()
+            self._value = Variable(value, trainable=self.trainable, dtype=self._dtype,
+                                   name=self.name)
 
     cls._initialize = _initialize
     _STATE["original"] = original
@@ -84,8 +87,6 @@ def _patch_trainer() -> None:
     trace each step lazily: the trainer's tape is ``ltf.GradientTape`` and each step
     ends with a barrier (``ltf.sync``), one compiled program per step. Compiled steps
     (the default) run TensorFlow's graph on the variables' shadows (see ``_graph``)."""
-    import tensorflow as tf
-
     from . import sync
 
     module = importlib.import_module("keras.src.backend.tensorflow.trainer")
@@ -107,7 +108,7 @@ def _patch_trainer() -> None:
     make = cls._make_function
 
     def _make_function(self, step_function, _original=make):
-        if (self.run_eagerly or not (_STATE["enabled"] and _has_lazy_variables(self))
+        if (self.run_eagerly or not (_STATE["enabled"] and _lazy_or_unbuilt(self))
                 or type(self.distribute_strategy).__name__ != "_DefaultDistributionStrategy"):
             return _original(self, step_function)
         return _captured_steps(self, step_function)
@@ -116,8 +117,10 @@ def _patch_trainer() -> None:
     cls._make_function = _make_function
 
 
-def _has_lazy_variables(model) -> bool:
-    return any(isinstance(getattr(v, "_value", None), Variable) for v in model.variables)
+def _lazy_or_unbuilt(model) -> bool:
+    """Whether the model's steps are lazy_tf's: it holds lazy variables, or none yet (a
+    model without ``Input`` builds in its first step, creating lazy variables then)."""
+    return not model.variables or any(lazy_value(v) is not None for v in model.variables)
 
 
 def _captured_steps(model, step_function):
@@ -127,8 +130,6 @@ def _captured_steps(model, step_function):
     batch by batch from the iterator on the host, each step ending with a barrier.
     Keras's own path would trace the step into TensorFlow's graph and run it there on
     the variables' shadows."""
-    import tensorflow as tf
-
     from . import sync
 
     @tf.autograph.experimental.do_not_convert
@@ -168,7 +169,6 @@ def _make_dispatchable(cls) -> None:
     dispatchable type, its elementwise ops and the table's APIs come to lazy_tf, which
     calls them again on the variable's value (lazy: traced; a ``tf.Variable``:
     TensorFlow's own op)."""
-    import tensorflow as tf
     from tensorflow.python.util import dispatch as tf_dispatch
 
     from ._dispatch import TENSOR_LIKES, add_tensor_like
@@ -192,8 +192,6 @@ def _patch_optimizer() -> None:
     ``custom_gradient`` rejects composite tensors. Without a distribution strategy that
     reduction is the identity and the update is ``update_step`` per variable: for lazy
     variables that is what runs (with a strategy, Keras's own path, unchanged)."""
-    import tensorflow as tf
-
     cls = importlib.import_module("keras.src.backend.tensorflow.optimizer").TFOptimizer
     if getattr(cls._backend_update_step, "__lazy_tf__", False):
         return
