@@ -474,3 +474,33 @@ def test_point_scatter_kernel_takes_repeated_writes_of_one_value():
     np.testing.assert_array_equal(padded, [0, 2, 0, 0, 3, 0])
     assert kernel(x, np.array([[1], [1]]), np.array([2.0, 3.0]), **attrs) is None
     assert not x.any()  # not owned: the operand is left alone
+
+
+_EXIT_DURING_COMPILE = """
+import numpy as np
+import lazycore as lc
+from lazycore import numeric
+lc.configure(tier="auto", interpret_wait_ms=float("inf"))  # never wait for it
+x = lc.asarray(np.zeros((64, 64), np.float32))
+block = lc.asarray(np.ones((62, 62), np.float32))
+for _ in range(2):  # the second sighting queues a background compile (seconds: 60 writes)
+    for _ in range(60):
+        x = numeric.setitem(x, (slice(1, -1), slice(1, -1)), block)
+    lc.sync([x])
+print(float(lc.to_numpy(x).sum()))
+"""
+
+
+def test_exit_during_a_background_compile_is_clean():
+    """A program that ends while a background compile runs waits for it and exits with
+    status 0 (it used to stop waiting after LAZYCORE_EXIT_COMPILE_WAIT seconds, and the
+    process aborted while XLA still compiled)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LAZYCORE_EXIT_COMPILE_WAIT": "1", "LAZYCORE_PERSISTENT_CACHE": ""}
+    out = subprocess.run([sys.executable, "-c", _EXIT_DURING_COMPILE], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "terminate called" not in out.stderr

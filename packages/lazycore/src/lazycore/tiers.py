@@ -19,7 +19,6 @@ to make the switch deterministic).
 from __future__ import annotations
 
 import atexit
-import os
 import queue
 import sys
 import threading
@@ -216,7 +215,8 @@ def _debug(message: str) -> None:
 
 
 def _stop() -> None:
-    """At exit: drop queued compiles and let a running one finish before jax goes away."""
+    """At exit: drop queued compiles and wait for a running one (a process that ends
+    while XLA compiles on another thread aborts)."""
     if not _worker:
         return
     while True:
@@ -227,7 +227,7 @@ def _stop() -> None:
     with _done:
         _in_flight.clear()
     _jobs.put(None)
-    _worker[0].join(timeout=float(os.environ.get("LAZYCORE_EXIT_COMPILE_WAIT", "30")))
+    _worker[0].join()
 
 
 atexit.register(_stop)
