@@ -20,6 +20,8 @@ it computed the first time. So:
 
 from __future__ import annotations
 
+import functools
+
 import tensorflow as tf
 from tensorflow.python.eager import context
 from tensorflow.python.framework import ops, type_spec, type_spec_registry
@@ -182,15 +184,10 @@ def run_in_graph(api, args, kwargs):
 
 
 # -- variables: the shadow and the hand-over of authority ------------------------------
-_TRUE = None
-
-
+@functools.cache
 def _true() -> tf.Tensor:
-    global _TRUE
-    if _TRUE is None:
-        with ops.init_scope():
-            _TRUE = tf.constant(True)
-    return _TRUE
+    with ops.init_scope():
+        return tf.constant(True)
 
 
 def shadow(var) -> tf.Variable:

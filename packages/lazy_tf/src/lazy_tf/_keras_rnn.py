@@ -112,6 +112,10 @@ def install() -> None:
                 return out
             except _Unrolled:
                 kwargs["unroll"] = True
+                if kwargs.get("mask") is not None and kwargs.pop("go_backwards", False):
+                    # (Keras's unrolled loop zeroes masked outputs by the unreversed mask)
+                    inputs, kwargs["mask"] = tf.nest.map_structure(lambda x: tf.reverse(
+                        x, [int(not kwargs.get("time_major"))]), (inputs, kwargs["mask"]))
         return current(step_function, inputs, initial_states, **kwargs)
 
     rnn.__lazy_tf__ = rnn.__lazy_tf_scan__ = True

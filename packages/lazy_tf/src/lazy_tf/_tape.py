@@ -13,6 +13,7 @@ import contextlib
 import weakref
 
 import tensorflow as tf
+from tensorflow.python.eager import backprop
 
 import lazycore as lc
 
@@ -73,7 +74,7 @@ class GradientTape:
     def __enter__(self) -> GradientTape:
         self._recording = True
         if building():  # a tf.function trace: the ops are TF's, so is the tape
-            self._graph_tape = tf.GradientTape(self._persistent, self._watch_accessed)
+            self._graph_tape = backprop.GradientTape(self._persistent, self._watch_accessed)
             self._graph_tape.__enter__()
             return self
         _state.active_tapes.append(self)

@@ -137,18 +137,12 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
         handle(self).assign(self._check(value))
         return self
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+    def _update(self, api: str, delta, use_locking, name, read_value):
+        """``assign_add``/``assign_sub``."""
         if building():  # inside a tf.function: the shadow variable, synced at call time
-            return shadow(self).assign_add(delta, use_locking, name, read_value)
+            return getattr(shadow(self), api)(delta, use_locking, name, read_value)
         h = handle(self)
-        h.assign(lc.ops.add(h, self._check(delta)))
-        return self
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        if building():  # inside a tf.function: the shadow variable, synced at call time
-            return shadow(self).assign_sub(delta, use_locking, name, read_value)
-        h = handle(self)
-        h.assign(lc.ops.sub(h, self._check(delta)))
+        h.assign(getattr(lc.ops, api[7:])(h, self._check(delta)))
         return self
 
     def _scatter(self, api: str, delta):
@@ -176,6 +170,9 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
 for _api in ("scatter_add", "scatter_sub", "scatter_update"):
     setattr(Variable, _api, lambda self, sparse_delta, use_locking=False, name=None, _api=_api:
             self._scatter(_api, sparse_delta))
+for _api in ("assign_add", "assign_sub"):
+    setattr(Variable, _api, lambda self, delta, use_locking=None, name=None, read_value=True,
+            _api=_api: self._update(_api, delta, use_locking, name, read_value))
 
 # What Keras's TF optimizer keys its slots by (``tf.Variable._unique_id``)
 Variable._unique_id = property(lambda self: f"ltf.Variable:{self._id}")

@@ -11,7 +11,9 @@
   as its value (instead of a ``tf.Variable``): layers then read weights from the lazy
   graph, ``ltf.GradientTape`` differentiates with respect to Keras variables, and Keras
   optimizers' updates (``variable.assign``) are recorded, so a whole Keras training
-  step is one compiled program.
+  step is one compiled program. While enabled, ``tf.GradientTape`` is
+  ``ltf.GradientTape`` (Keras's trainer, a model's own ``train_step`` and custom loops
+  write ``tf.GradientTape``); ``disable()`` restores both.
 * Requires Keras 3 with ``KERAS_BACKEND=tensorflow``.
 """
 
@@ -22,8 +24,12 @@ import importlib
 import sys
 
 import tensorflow as tf
+from tensorflow.python.eager import backprop
 
 from . import _keras_rnn, _state
+from ._convert import lazy_inside
+from ._tape import GradientTape
+from ._tensor import LazyTensor
 from ._variable import Variable
 
 _STATE = _state.keras
@@ -58,28 +64,12 @@ def enable() -> None:
     _STATE["original"] = original
     _STATE["converter"] = _patch_convert_to_tensor()
     _patch_optimizer()
+    _patch_output_spec()
     _make_dispatchable(cls)
     _keras_rnn.install()  # recurrent layers as one loop node
     _patch_trainer()
+    tf.GradientTape = GradientTape  # the trainer's, a train_step's, a custom loop's
     _STATE["enabled"] = True
-
-
-class _TensorFlowWithLazyTape:
-    """``tensorflow`` as Keras's TF trainer module sees it, but for ``GradientTape``:
-    ``ltf.GradientTape`` (lazy in eager steps, a ``tf.GradientTape`` inside a
-    ``tf.function`` trace) while lazy Keras variables are enabled."""
-
-    def __init__(self, tf):
-        self._tf = tf
-
-    def __getattr__(self, name):
-        return getattr(self._tf, name)
-
-    def GradientTape(self, *args, **kwargs):  # noqa: N802 - TF's name
-        from ._tape import GradientTape
-
-        cls = GradientTape if _STATE["enabled"] else self._tf.GradientTape
-        return cls(*args, **kwargs)
 
 
 def _patch_trainer() -> None:
@@ -89,11 +79,9 @@ def _patch_trainer() -> None:
     (the default) run TensorFlow's graph on the variables' shadows (see ``_graph``)."""
     from . import sync
 
-    module = importlib.import_module("keras.src.backend.tensorflow.trainer")
-    if isinstance(module.tf, _TensorFlowWithLazyTape):
+    cls = importlib.import_module("keras.src.backend.tensorflow.trainer").TensorFlowTrainer
+    if getattr(cls._make_function, "__lazy_tf__", False):
         return
-    module.tf = _TensorFlowWithLazyTape(tf)
-    cls = module.TensorFlowTrainer
     for name in ("train_step", "test_step", "predict_step"):
         original = getattr(cls, name)
 
@@ -114,6 +102,7 @@ def _patch_trainer() -> None:
         return _captured_steps(self, step_function)
 
     functools.update_wrapper(_make_function, make)
+    _make_function.__lazy_tf__ = True
     cls._make_function = _make_function
 
 
@@ -227,10 +216,30 @@ def _patch_convert_to_tensor():
     return original, convert_to_tensor
 
 
-def _swap(old, new) -> None:
+def _patch_output_spec() -> None:
+    """Keras builds a layer by calling it in a scratch graph for its shapes only
+    (``compute_output_spec``): lazy inputs enter as ``KerasTensor``s of their shape and
+    dtype (TF would bake their values: a sync, or inside a captured ``tf.function`` a
+    value not known yet)."""
+    from keras import KerasTensor, tree
+
+    original = importlib.import_module("keras.src.backend.tensorflow.core").compute_output_spec
+
+    @functools.wraps(original)
+    def compute_output_spec(fn, *args, **kwargs):
+        args, kwargs = tree.map_structure(lambda x: KerasTensor(x.shape, x.dtype.name) if
+                                          type(x) is LazyTensor else x, (args, kwargs))
+        return original(fn, *args, **kwargs)
+
+    if not getattr(original, "__lazy_tf__", False):
+        compute_output_spec.__lazy_tf__ = True
+        _swap(original, compute_output_spec, "compute_output_spec")
+
+
+def _swap(old, new, attribute="convert_to_tensor") -> None:
     for name, module in list(sys.modules.items()):
-        if name.startswith("keras") and getattr(module, "convert_to_tensor", None) is old:
-            module.convert_to_tensor = new
+        if name.startswith("keras") and getattr(module, attribute, None) is old:
+            setattr(module, attribute, new)
 
 
 def disable() -> None:
@@ -238,6 +247,7 @@ def disable() -> None:
     if _STATE["enabled"]:
         _backend_variable_class()._initialize = _STATE["original"]
         _swap(*reversed(_STATE["converter"]))
+        tf.GradientTape = backprop.GradientTape
         _STATE["enabled"] = False
 
 
@@ -246,7 +256,4 @@ def is_enabled() -> bool:
     return _STATE["enabled"]
 
 
-def lazy_value(v):
-    """The ``ltf.Variable`` behind a Keras variable, or None."""
-    inner = getattr(v, "_value", None)
-    return inner if isinstance(inner, Variable) else None
+lazy_value = lazy_inside  # the ``ltf.Variable`` behind a Keras variable, or None
