@@ -22,6 +22,7 @@ from ._fallback import store
 from ._fallback import writeback as _writeback
 from ._tensor import (
     FULL,
+    RESHAPE,
     LazyTensor,
     alias,
     layout_kind,
@@ -48,9 +49,9 @@ _PENDING_CHECKS = lc.checks.PENDING  # the core's data checks waiting for the ne
 
 
 def dispatch(func, args, kwargs):
-    handler = _HANDLERS.get(func)
-    if handler is None:
-        handler = _HANDLERS[func] = resolve(func)
+    handler = _HANDLERS.get(id(func))  # an OpOverload hashes in a Python frame
+    if handler is None:  # keyed by the op too, which keeps its id its own
+        handler = _HANDLERS[id(func)] = _HANDLERS[func] = resolve(func)
     pending = len(_PENDING_CHECKS)
     try:
         return handler(func, args, kwargs)
@@ -118,8 +119,10 @@ def wrap_out(r):
 
 
 def _call_lowering(low, args, kwargs):
-    values = [a._lc if type(a) is LazyTensor and a._kind == FULL and a._cell.writes is None
-              else unwrap(a) for a in args]  # a base tensor's value: no frame
+    values = []
+    for a in args:  # a base tensor's value: no frame (nor a comprehension's)
+        values.append(a._lc if type(a) is LazyTensor and a._kind == FULL
+                      and a._cell.writes is None else unwrap(a))
     if kwargs:
         return low(*values, **{k: unwrap(v) for k, v in kwargs.items()})
     return low(*values)
@@ -187,9 +190,12 @@ def _functional_of(func):
 def _make_lowered(low):
     def handler(func, args, kwargs):
         out = _call_lowering(low, args, kwargs)
-        if out is NotImplemented:
-            return _next_strategy(func, args, kwargs)
-        return wrap_out(out)
+        if type(out) is not lc.Tensor:
+            return _next_strategy(func, args, kwargs) if out is NotImplemented else wrap_out(out)
+        for a in (*args, *kwargs.values()):  # a lowering returns a new handle or an operand's
+            if isinstance(a, LazyTensor) and a._lc is out or type(a) in (list, tuple):
+                return wrap(out)
+        return wrap(out, fresh=True)
     return handler
 
 
@@ -283,8 +289,9 @@ def _view_handler(func):
         inference = _inference_enabled() if own_kind else None
         if type(metas) is tuple and src._math is None:
             kind = layout_kind(src._cell, *metas)
-            if kind == FULL:
-                return make_view(src, None, *metas, kind, inference)  # the whole storage
+            if kind == FULL or kind == RESHAPE:  # the whole storage, or all of it reshaped
+                value = lc.ops.reshape(src._cell.value, new_sizes=metas[0]) if kind else None
+                return make_view(src, value, *metas, kind, inference)
         values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
         if isinstance(metas, list):
             if values is NotImplemented:

@@ -163,12 +163,8 @@ def wrap(value: lc.Tensor, *, fresh: bool = False) -> LazyTensor:
     """A new base tensor owning ``value`` (``fresh``: a handle nobody else holds)."""
     if not fresh:
         value = lc.Tensor(value.node)  # the cell's writes must not alias other handles
-    t = _make(LazyTensor, value.shape, dtype=TO_TORCH[value.dtype], device=DEVICE)
-    t._cell = Cell(value)
-    t._lc = value
-    t._kind = FULL
-    t._ver = 0
-    return t
+    aval = value.node.aval
+    return build(value, aval.shape, TO_TORCH[aval.dtype])
 
 
 _new_cell = object.__new__
