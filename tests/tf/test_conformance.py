@@ -268,6 +268,12 @@ case("conv2d_transpose-valid-odd", lambda x, w: tf.nn.conv2d_transpose(
 case("conv2d_transpose-same-odd", lambda x, w: tf.nn.conv2d_transpose(x, w, [1, 7, 7, 1], 2,
                                                                       "SAME"),
      F(1, 4, 4, 2), F(3, 3, 1, 2), rtol=1e-4)
+case("conv_transpose-2d", lambda x, w: tf.nn.conv_transpose(x, w, [1, 9, 8, 2], 2, "SAME"),
+     F(1, 5, 4, 3), F(3, 3, 2, 3), rtol=1e-4)
+case("conv1d_transpose-valid", lambda x, w: tf.nn.conv1d_transpose(x, w, [2, 11, 2], 2, "VALID"),
+     F(2, 5, 3), F(3, 2, 3), rtol=1e-4)
+case("conv3d_transpose-same", lambda x, w: tf.nn.conv3d_transpose(x, w, [1, 6, 4, 6, 2], 2),
+     F(1, 3, 2, 3, 3), F(3, 2, 3, 2, 3), rtol=1e-4)
 case("depthwise_conv2d", lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
      F(2, 5, 5, 3), F(3, 3, 3, 2), rtol=1e-4)
 case("max_pool2d", lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"), F(2, 6, 6, 3))

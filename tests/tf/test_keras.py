@@ -49,6 +49,11 @@ def test_keras_ops_on_lazy_inputs_are_traced(metrics):
                                keras.layers.BatchNormalization()]), (6, 5), True),
     (lambda: keras.Sequential([keras.Input((4, 3)), keras.layers.LSTM(5),
                                keras.layers.Dense(1)]), (2, 4, 3), False),
+    (lambda: keras.Sequential([keras.Input((3, 3, 2)),  # a DCGAN generator's upsampling
+                               keras.layers.Conv2DTranspose(3, 5, strides=2, padding="same"),
+                               keras.layers.Conv2DTranspose(1, 3, strides=2)]), (2, 3, 3, 2), False),
+    (lambda: keras.Sequential([keras.Input((5, 2)), keras.layers.Conv1DTranspose(3, 3, strides=2)]),
+     (2, 5, 2), False),
 ])
 def test_layers_run_lazily(lazy_keras, metrics, make, shape, training):
     keras.utils.set_random_seed(0)

@@ -283,40 +283,44 @@ for _kind in ("max", "avg"):
             tensors=("input",))(_make())
 
 
-@api("nn.conv2d_transpose", "conv_general_dilated (input-dilated)", tensors=("input", "filters"))
-def _conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
-                      data_format="NHWC", dilations=None, name=None):
-    """The gradient of conv2d: filters are [h, w, out, in]; ``output_shape`` fixes the
-    size the forward conv would have started from."""
+def _conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                    data_format=None, dilations=None, name=None):
+    """The gradient of an N-d conv: filters are [*k, out, in]; ``output_shape`` fixes
+    the size the forward conv would have started from."""
     _channels_last(data_format)
     t, k = same_dtype(input, filters)
-    require(t, FLOAT, "conv2d_transpose")
-    out = [int(s) for s in static(output_shape)]
-    if t.ndim != 4 or k.ndim != 4 or len(out) != 4 or k.shape[3] != t.shape[3] \
-            or out[3] != k.shape[2] or out[0] != t.shape[0]:
-        raise ValueError(f"conv2d_transpose: input {t.shape}, filters {k.shape} and "
+    require(t, FLOAT, "conv_transpose")
+    out, nd = [int(s) for s in static(output_shape)], t.ndim - 2
+    if nd < 1 or k.ndim != t.ndim or len(out) != t.ndim or k.shape[-1] != t.shape[-1] \
+            or out[-1] != k.shape[-2] or out[0] != t.shape[0]:
+        raise ValueError(f"conv_transpose: input {t.shape}, filters {k.shape} and "
                          f"output_shape {out} do not agree")
-    stride = _spatial(strides, 2, "strides")
-    dil = _spatial(1 if dilations is None else dilations, 2, "dilations")
+    stride = _spatial(strides, nd, "strides")
+    dil = _spatial(1 if dilations is None else dilations, nd, "dilations")
     pads, extra = [], []
-    for i in range(2):
-        k_eff = (k.shape[i] - 1) * dil[i] + 1
-        size = out[1 + i]
+    for i in range(nd):
+        k_eff, size = (k.shape[i] - 1) * dil[i] + 1, out[1 + i]
         if isinstance(padding, str) and padding.upper() == "SAME":
             total = max((-(-size // stride[i]) - 1) * stride[i] + k_eff - size, 0)
             lo, hi = total // 2, total - total // 2
         elif isinstance(padding, str) and padding.upper() == "VALID":
             lo = hi = 0
         else:
-            raise NotImplementedError("explicit conv2d_transpose padding runs eagerly")
+            raise NotImplementedError("explicit conv_transpose padding runs eagerly")
         natural = (t.shape[1 + i] - 1) * stride[i] + k_eff - lo - hi
         if not 0 <= size - natural < stride[i]:
             raise ValueError(f"output_shape {out} does not fit input {t.shape}")
         pads.append((lo, hi))
         extra.append(size - natural)
-    w = ops.transpose(k, permutation=(0, 1, 3, 2))  # -> [h, w, in, out]
+    w = ops.transpose(k, permutation=(*range(nd), nd + 1, nd))  # -> [*k, in, out]
     return num.conv(t, w, stride=stride, padding=tuple(pads), dilation=dil, channels_last=True,
                     transposed=True, output_padding=tuple(extra))
+
+
+for _name in ("nn.conv_transpose", "nn.conv1d_transpose", "nn.conv2d_transpose",
+              "nn.conv3d_transpose"):
+    api(_name, "conv_general_dilated (input-dilated)", tensors=("input", "filters"))(
+        _conv_transpose)
 
 
 @api("nn.depthwise_conv2d", "conv_general_dilated (feature groups)", tensors=("input", "filter"))
