@@ -98,13 +98,14 @@ def stack(xs, axis: int = 0) -> Tensor:
     return concatenate([expand_dims(x, a) for x in xs], a)
 
 
-def split_sizes(x: Tensor, sizes, axis: int = 0) -> list[Tensor]:
+def split_sizes(x: Tensor, sizes, axis: int = 0, starts=None) -> list[Tensor]:
+    """Pieces of ``sizes`` along ``axis``: one after another, or at ``starts``."""
     (a,) = normalize_axes(axis, x.ndim)
     out, start = [], 0
-    for size in sizes:
-        lo = [0] * x.ndim
-        hi = list(x.shape)
-        lo[a], hi[a] = start, start + size
+    for i, size in enumerate(sizes):
+        lo, hi = [0] * x.ndim, list(x.shape)
+        lo[a] = start if starts is None else starts[i]
+        hi[a] = lo[a] + size
         out.append(ops.slice(x, start_indices=tuple(lo), limit_indices=tuple(hi)))
         start += size
     return out
@@ -126,14 +127,7 @@ def split(x: Tensor, indices_or_sections, axis: int = 0, strict: bool = True) ->
         bounds = [0] + [min(max(int(i) if i >= 0 else int(i) + n, 0), n)
                         for i in indices_or_sections] + [n]
         sizes = [max(hi - lo, 0) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-        starts = bounds[:-1]
-        out = []
-        for lo, size in zip(starts, sizes, strict=True):
-            lo_i = [0] * x.ndim
-            hi_i = list(x.shape)
-            lo_i[a], hi_i[a] = min(lo, n), min(lo, n) + size
-            out.append(ops.slice(x, start_indices=tuple(lo_i), limit_indices=tuple(hi_i)))
-        return out
+        return split_sizes(x, sizes, a, bounds[:-1])  # bounds are clamped to [0, n]
     return split_sizes(x, sizes, a)
 
 
@@ -169,9 +163,7 @@ def tile(x: Tensor, reps) -> Tensor:
     reps = (1,) * (ndim - len(reps)) + reps
     shape = (1,) * (ndim - x.ndim) + x.shape
     x = reshape(x, shape)
-    expanded = []
-    for r, s in zip(reps, shape, strict=True):
-        expanded += [r, s]
+    expanded = [n for pair in zip(reps, shape, strict=True) for n in pair]
     dims = tuple(range(1, 2 * ndim, 2))
     big = ops.broadcast_in_dim(x, shape=tuple(expanded), broadcast_dimensions=dims)
     return reshape(big, tuple(r * s for r, s in zip(reps, shape, strict=True)))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 from jax import lax
 
 from ..dtypes import canonical
 from ..errors import AxisError, ShapeError
 from ..ir import Aval
-from .registry import defop
+from .registry import OPS, OpDef, defop
 from .rules import same_dtypes
 
 FAMILY = "shape"
@@ -76,9 +77,33 @@ def _slice_rule(x: Aval, *, start_indices, limit_indices, strides=None) -> Aval:
     return Aval(tuple(shape), x.dtype)
 
 
-slice = defop("slice", FAMILY, _slice_rule,  # noqa: A001 - op name
-              lambda x, *, start_indices, limit_indices, strides=None:
-              lax.slice(x, start_indices, limit_indices, strides))
+class _Slice(OpDef):
+    """A ``slice`` whose window lies inside one operand of a pending ``concatenate``
+    (nested ones too) slices that operand: the same values, and ``generate()``'s
+    ``input_ids[:, -1]`` after ``cat`` reads the new column, not the whole growing
+    sequence (whose length would make every token's program a new one)."""
+
+    def __call__(self, x, **attrs):
+        node, lo, hi = x.node, [*attrs["start_indices"]], [*attrs["limit_indices"]]
+        # a malformed window goes to the rule as given (its error names the operand's shape)
+        while node.op == "concatenate" and node.value is None and len(lo) == len(
+                hi) == len(node.aval.shape):
+            d = node.attrs[0][1]  # its one attribute, ``dimension``
+            for part in node.operands:
+                if lo[d] < part.aval.shape[d]:
+                    break
+                lo[d], hi[d] = lo[d] - part.aval.shape[d], hi[d] - part.aval.shape[d]
+            if not 0 <= lo[d] < hi[d] <= part.aval.shape[d]:  # across operands, or empty
+                return super().__call__(x, **attrs)
+            node = part
+        return super().__call__(x, **attrs) if node is x.node else super().__call__(
+            SimpleNamespace(node=node), **{**attrs, "start_indices": tuple(lo),
+                                           "limit_indices": tuple(hi)})
+
+
+OPS["slice"] = slice = _Slice(  # noqa: A001 - op name
+    "slice", FAMILY, _slice_rule, lambda x, *, start_indices, limit_indices, strides=None:
+    lax.slice(x, start_indices, limit_indices, strides))
 
 
 def _concat_rule(*xs: Aval, dimension) -> Aval:
