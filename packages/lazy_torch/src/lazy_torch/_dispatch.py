@@ -118,11 +118,15 @@ def wrap_out(r):
     return r
 
 
+_UNWRAPPED = (torch.Tensor, list, tuple)  # what unwrap converts
+
+
 def _call_lowering(low, args, kwargs):
     values = []
     for a in args:  # a base tensor's value: no frame (nor a comprehension's)
         values.append(a._lc if type(a) is LazyTensor and a._kind == FULL
-                      and a._cell.writes is None else unwrap(a))
+                      and a._cell.writes is None
+                      else unwrap(a) if isinstance(a, _UNWRAPPED) else a)
     if kwargs:
         return low(*values, **{k: unwrap(v) for k, v in kwargs.items()})
     return low(*values)

@@ -18,7 +18,7 @@ def _freeze(v):
     if kind is list or kind is tuple:
         for x in v:  # sizes and dims (all ints) are the common case: one frame, no genexpr
             if type(x) is not int:
-                return tuple(_freeze(x) for x in v)
+                return tuple(map(_freeze, v))
         return tuple(v)
     if isinstance(v, torch.Tensor):
         raise TypeError("tensor argument")
@@ -45,7 +45,7 @@ def view_meta(func, t, args, kwargs):
     """(size, stride, offset, dtype) of ``func(t, *args, **kwargs)``, or a list for multi-output views;
     None where the op did not alias its input."""
     try:
-        key = (func, tuple(t.shape), t.stride(), t.storage_offset(), t.dtype,
+        key = (id(func), t.shape, t.stride(), t.storage_offset(), t.dtype,  # _HANDLERS keeps ops
                _freeze(args) if args else (),
                _freeze(tuple(sorted(kwargs.items()))) if kwargs else ())
         hit = _CACHE.get(key)

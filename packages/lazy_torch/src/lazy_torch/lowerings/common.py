@@ -164,7 +164,7 @@ def promote(args, kind=DEFAULT, dtype=None):
 
 def ew(op: str, *args, kind=DEFAULT):
     """Promote (PyTorch rules) + broadcast + trace core op ``op``."""
-    return ops.get(op)(*promote(args, kind))
+    return ops.OPS[op](*promote(args, kind))  # the registry's dict: no frame
 
 
 def as_tensor(v, dtype) -> lc.Tensor:

@@ -69,22 +69,21 @@ def view_as_complex(x):
 
 
 def transpose(x, d0, d1):
-    if x.ndim == 0:
-        wrap_dim(d0, 0), wrap_dim(d1, 0)
-        return x
-    d0, d1 = wrap_dim(d0, x.ndim), wrap_dim(d1, x.ndim)
+    ndim = x.ndim
+    d0, d1 = wrap_dim(d0, ndim), wrap_dim(d1, ndim)  # a 0-d tensor's dims wrap to 0
     if d0 == d1:
         return x
-    perm = list(range(x.ndim))
+    perm = list(range(ndim))
     perm[d0], perm[d1] = perm[d1], perm[d0]
     return ops.transpose(x, permutation=tuple(perm))
 
 
 @lower("t.default")
 def t(x):
-    if x.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return transpose(x, 0, 1) if x.ndim == 2 else x
+    ndim = x.ndim
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return ops.transpose(x, permutation=(1, 0)) if ndim == 2 else x
 
 
 lower("transpose.int", "transpose_copy.int")(transpose)
