@@ -40,7 +40,9 @@ def arange(start, stop=None, step=1, dtype=None, length=None, *, work_dtype=None
     work = work_dtype or (np.int64 if is_integer(dtype) else
                           np.complex128 if is_complex(dtype) else np.float64)
     idx = ops.iota(dtype=work, shape=(n,), dimension=0)
-    out = ops.add(ops.mul(idx, full((n,), step, idx.dtype)), full((n,), start, idx.dtype))
+    # iota itself when it is the answer (exactly): arange(n), a mask's 7 per generate() token
+    out = idx if start == 0 and step == 1 else ops.add(
+        ops.mul(idx, full((n,), step, idx.dtype)), full((n,), start, idx.dtype))
     return cast(out, dtype)
 
 
