@@ -190,3 +190,20 @@ def test_tf_data_with_steps_per_execution(metrics):
     lazy_out, eager_out, counters = _lazy_and_eager(program)
     _assert_close(lazy_out, eager_out)
     _no_fallback(counters)
+
+
+def test_embedding_under_global_clipnorm_in_compiled_fit(metrics):
+    """Was a fallback: Keras's clipping multiplies the Embedding's ``IndexedSlices``
+    gradient by a scale; TF converted it to a dense lazy tensor, then read its value."""
+    def program():
+        keras.utils.set_random_seed(6)
+        model = keras.Sequential([keras.Input((5,), dtype="int32"), L.Embedding(20, 4),
+                                  L.GlobalAveragePooling1D(), L.Dense(1)])
+        model.compile(keras.optimizers.Adam(0.01, global_clipnorm=0.1), "mse")
+        y = TOKENS[:, :1].astype(np.float32)
+        history = model.fit(TOKENS, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+        return history.history["loss"], _weights(model)
+
+    lazy_out, eager_out, counters = _lazy_and_eager(program)
+    _assert_close(lazy_out, eager_out)
+    _no_fallback(counters)

@@ -102,11 +102,6 @@ def _leaf_signature(x, cls):
     return (cls, x)
 
 
-def _is_tensor_leaf(x) -> bool:
-    return (is_lazy_class(x.__class__) or isinstance(x, ops.EagerTensor)
-            or x.__class__ is np.ndarray)
-
-
 def _has_lazy(flat) -> bool:
     return any(is_lazy_class(x.__class__) for x in flat)
 
@@ -222,7 +217,7 @@ class _Capture:
             if isinstance(x, Variable):
                 tr.adopt(x)
                 args.append(x)
-            elif _is_tensor_leaf(x):
+            elif is_lazy_class(x.__class__) or isinstance(x, ops.EagerTensor | np.ndarray):
                 aval = to_core(x).node.aval if not is_lazy_class(x.__class__) else \
                     x.__dict__["_h"].node.aval
                 ph = lc.subprogram.placeholder(aval, f"argument {i}")

@@ -111,6 +111,8 @@ def to_core(v, dtype=None) -> lc.Tensor:
         if tf_dtype is None:
             raise
         t = tf.convert_to_tensor(v)  # TF then reports the dtype mismatch itself
+    if is_lazy_class(t.__class__):  # a lazy composite (IndexedSlices) made dense
+        return to_core(t, dtype)
     return host_data(np.asarray(t.numpy()))
 
 
