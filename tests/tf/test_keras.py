@@ -8,6 +8,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from tensorflow.python.eager import backprop  # noqa: E402
 from tf_helpers import assert_same, lazy  # noqa: E402
 
 import lazy_tf as ltf  # noqa: E402
@@ -149,3 +150,28 @@ def test_plain_keras_is_untouched_after_disable(lazy_keras, metrics):
     model = _mlp()
     assert type(model(tf.constant(X))).__name__ == "EagerTensor"
     assert lc.metrics.counters().get("traced_ops", 0) == 0
+
+
+def _plain_tf_gradients(tape_cls):
+    x, v = tf.constant([1.0, 2.0, 3.0]), tf.Variable([0.5, -1.0, 2.0])
+    with tape_cls(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(x * x * v)
+        with tape.stop_recording():
+            z = x * 3.0
+        w = tf.reduce_sum(z * v)  # z is a constant: w does not depend on x
+        product = x * v
+    watched = sorted(t.name for t in tape.watched_variables())
+    return (tape.gradient(y, [x, v]), tape.gradient(w, x), tape.jacobian(product, x), watched)
+
+
+def test_plain_tf_gradient_code_still_works_while_lazy_keras_is_enabled(lazy_keras):
+    """``enable()`` makes ``tf.GradientTape`` lazy_tf's tape; code on eager tensors and
+    ``tf.Variable``s keeps TF's answers (TF's own tape records beside it)."""
+    assert tf.GradientTape is ltf.GradientTape
+    got = _plain_tf_gradients(tf.GradientTape)
+    expected = _plain_tf_gradients(backprop.GradientTape)
+    assert got[1] is None and expected[1] is None
+    for g, e in zip([*got[0], got[2]], [*expected[0], expected[2]], strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e))
+    assert got[3] == expected[3]

@@ -68,22 +68,24 @@ class GradientTape:
         self._outside: dict[int, object] = {}  # nodes of values used here, made before it
         # the recorded graph lives outside live handles: no buffer donation meanwhile
         self._hold = lc.runtime.hold_buffers()
-        self._graph_tape = None  # a tf.GradientTape when entered in a tf.function trace
+        # TF's own tape, entered with this one: in a tf.function trace the ops are TF's and
+        # it answers everything; eagerly it records TF's own values (eager tensors,
+        # tf.Variables: while lazy Keras is enabled this class is ``tf.GradientTape``)
+        self._tf_tape = backprop.GradientTape(persistent, watch_accessed_variables)
+        self._in_graph = False
 
     # -- context ------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         self._recording = True
-        if building():  # a tf.function trace: the ops are TF's, so is the tape
-            self._graph_tape = backprop.GradientTape(self._persistent, self._watch_accessed)
-            self._graph_tape.__enter__()
-            return self
-        _state.active_tapes.append(self)
+        self._tf_tape.__enter__()
+        self._in_graph = building()
+        if not self._in_graph:
+            _state.active_tapes.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
         self._recording = False
-        if self._graph_tape is not None:
-            self._graph_tape.__exit__(*exc)
+        self._tf_tape.__exit__(*exc)
         if self in _state.active_tapes:
             _state.active_tapes.remove(self)
 
@@ -93,17 +95,15 @@ class GradientTape:
         if not self._recording:
             raise ValueError("Tape.stop_recording() can only be called within the tape's "
                              "context manager.")
-        if self._graph_tape is not None:
-            with self._graph_tape.stop_recording():
-                yield
-            return
         _state.stopped[0] += 1
         try:
-            yield
+            with self._tf_tape.stop_recording():
+                yield
         finally:
             _state.stopped[0] -= 1
 
     def reset(self) -> None:
+        self._tf_tape.reset()
         self._hold = lc.runtime.hold_buffers()
         self._watched.clear()
         self._read.clear()
@@ -112,14 +112,13 @@ class GradientTape:
 
     # -- watching -----------------------------------------------------------------
     def watch(self, tensor) -> None:
-        if self._graph_tape is not None:
-            self._graph_tape.watch(_graph_values(tensor))
+        if self._in_graph:
+            self._tf_tape.watch(_graph_values(tensor))
             return
         for t in map(_unwrap, tf.nest.flatten(tensor)):
             if not isinstance(t, LazyTensor):
-                raise ValueError(f"ltf.GradientTape can only watch lazy tensors, got "
-                                 f"{type(t).__name__} (convert it with ltf.convert_to_tensor)")
-            if id(t) not in self._watched:
+                self._tf_tape.watch(t)  # TF's own value (or TF's error for anything else)
+            elif id(t) not in self._watched:
                 self._watched[id(t)] = t
                 self._read[id(t)] = lc.Tensor(to_core(t).node)
 
@@ -175,19 +174,28 @@ class GradientTape:
         return False
 
     def watched_variables(self) -> tuple:
-        if self._graph_tape is not None:
-            return self._graph_tape.watched_variables()
-        return tuple(v for v in self._watched.values() if isinstance(v, Variable))
+        if self._in_graph:
+            return self._tf_tape.watched_variables()
+        return tuple(v for v in self._watched.values() if isinstance(v, Variable)) + \
+            self._tf_tape.watched_variables()
 
     # -- gradients ------------------------------------------------------------------
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def _use(self) -> None:
         if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
         self._used = True
-        if self._graph_tape is not None:
-            return self._graph_tape.gradient(
+
+    def _tf_answers(self, target, sources) -> bool:
+        """In a tf.function trace, or with no lazy value among targets and sources."""
+        return self._in_graph or not any(is_lazy_class(_unwrap(v).__class__)
+                                         for v in _flatten(target) + _flatten(sources))
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        self._use()
+        if self._tf_answers(target, sources):
+            return self._tf_tape.gradient(
                 _graph_values(target), _graph_values(sources), _graph_values(output_gradients),
                 unconnected_gradients)
         targets = _flatten(target)
@@ -229,12 +237,9 @@ class GradientTape:
         """d target[i...] / d source[j...], shaped ``target.shape + source.shape``: one
         vector-Jacobian product per target element (fine for the small targets
         jacobians are used on), all traced into the same lazy graph."""
-        if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
-                               "set of gradients (or jacobians)")
-        self._used = True
-        if self._graph_tape is not None:
-            return self._graph_tape.jacobian(
+        self._use()
+        if self._tf_answers(target, sources):
+            return self._tf_tape.jacobian(
                 _graph_values(target), _graph_values(sources), unconnected_gradients,
                 parallel_iterations, experimental_use_pfor)
         out = self._graph_handle(target)
