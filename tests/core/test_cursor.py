@@ -1,6 +1,6 @@
 """The trace cursor (``lazycore.cursor``): a sync whose epoch repeats a recorded one takes
 its program without walking the graph, and never when anything differs (sharing, leaves,
-ops, roots, pending work from an earlier epoch, another thread)."""
+ops, roots, another thread)."""
 
 from __future__ import annotations
 
@@ -111,8 +111,10 @@ def test_other_interior_sharing_and_other_ops_are_never_taken(walks):
         np.testing.assert_allclose(z.numpy(), want, rtol=1e-6)
 
 
-def test_pending_work_from_an_earlier_epoch_walks(walks):
-    for _ in range(3):
+def test_pending_work_from_an_earlier_epoch_joins_the_epoch_and_is_taken(walks):
+    """Loop state an observation leaves pending joins the next epoch when read (or
+    computed), so such a step is taken too: generate()'s decoding loop is one."""
+    for _ in range(4):
         x, y = _data([1.0, 2.0], [3.0, 4.0])
         left = lc.ops.mul(x, y)  # stays pending across the first sync
         first = lc.ops.add(x, y)
@@ -121,6 +123,20 @@ def test_pending_work_from_an_earlier_epoch_walks(walks):
         lc.sync()
         np.testing.assert_array_equal(z.numpy(), [7.0, 14.0])
         np.testing.assert_array_equal(left.numpy(), [3.0, 8.0])
+    assert walks[0] == 3  # each epoch recorded, then the first repeats before its link
+
+
+def test_pending_work_an_earlier_sync_left_is_taken_when_computed(walks):
+    """The same, when the carried value is a root of the sync and no op reads it."""
+    for step in range(4):
+        x, y = _data([1.0, 2.0], [3.0, step])
+        left = lc.ops.exp(lc.ops.mul(x, y))
+        first = lc.ops.add(x, y)
+        lc.sync([first])
+        lc.sync()
+        np.testing.assert_allclose(left.numpy(), np.exp([3.0, 2.0 * step]), rtol=1e-6)
+        np.testing.assert_array_equal(first.numpy(), [4.0, 2.0 + step])
+    assert walks[0] == 3
 
 
 def test_alternating_steps_are_both_taken(walks):

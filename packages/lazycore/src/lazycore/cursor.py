@@ -1,7 +1,8 @@
 """The trace cursor: a sync that repeats the previous step's program does no per-node work.
 
 The nodes recorded between two syncs form an *epoch*. Each gets ``idx``: the epoch's
-``base`` plus its place in it (a leaf joins the epoch when an op first reads it), and a
+``base`` plus its place in it (a leaf, or pending work an earlier sync left, joins the
+epoch when an op first reads it or the sync computes it), and a
 *signature*: its structural hash and its operands' places (a leaf's: its hash). The
 signatures of an epoch, its *recording*, determine every program its sync can build
 (the compile cache key is the same hashes and positions), so a recording keeps, per
@@ -13,8 +14,8 @@ signature is compared with the recording that followed the previous epoch's the 
 time (one tuple comparison per op, in ``trace.call``). If every one matched, the sync
 takes its program from the recording: O(roots + inputs), no graph walk, no key built,
 and ``Program.nodes`` is only gathered if something reads it (a compile, the
-interpreter). Any difference (another op, other sharing, pending work from before the
-last sync as an operand, another thread tracing) leaves that sync to
+interpreter). Any difference (another op, other sharing, another thread tracing)
+leaves that sync to
 ``lowering.linearize``; the epoch is recorded for next time.
 """
 
@@ -49,7 +50,8 @@ class _Entry:
                  "key", "input_places")
 
     def __init__(self, places: list[int], program):
-        self.gather = operator.itemgetter(*places) if len(places) > 1 else _single(places[0])
+        self.gather = (operator.itemgetter(*places) if len(places) > 1
+                       else lambda nodes, p=places[0]: (nodes[p],))
         self.operand_positions = program.operand_positions
         self.input_positions = program.input_positions
         self.output_positions = program.output_positions
@@ -57,15 +59,11 @@ class _Entry:
         self.input_places = tuple(places[p] for p in program.input_positions)
 
 
-def _single(place: int):
-    return lambda nodes: (nodes[place],)
-
-
 class Epoch:
     """The epoch being traced. ``trace.call`` reads and advances it inline (hot path):
     ``expected`` is the recording it is compared with (None: it records ``sigs``)."""
 
-    __slots__ = ("base", "nodes", "sigs", "expected", "rec", "prev", "tainted", "observed")
+    __slots__ = ("base", "nodes", "sigs", "expected", "rec", "prev", "observed")
 
     def __init__(self):
         self.observed: list = []  # observations decided by a walk, kept at ``close``
@@ -75,7 +73,6 @@ class Epoch:
         self.expected: list | None = None
         self.rec: Recording | None = None
         self.prev: Recording | None = None
-        self.tainted = False
 
 
 EPOCH = Epoch()
@@ -84,11 +81,22 @@ _recordings: dict[int, Recording] = {}
 
 def join(node: Node) -> int:
     """The place of an operand that is not in the epoch yet: a leaf joins it; pending
-    work from an earlier epoch taints it (its program is not this epoch's alone)."""
+    work an earlier sync left (loop state carried across an observation) joins it in
+    post-order, as if traced now, so such a step is recorded and taken like any other."""
     ep = EPOCH
     if node.op not in LEAF_OPS:
-        _taint(ep)
-        return -1
+        base, stack = ep.base, [(node, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n.idx >= base:  # placed already (a shared operand)
+                continue
+            if ready:
+                record(n, tuple([o.idx - base for o in n.operands]))
+            elif n.op in LEAF_OPS:
+                join(n)
+            else:
+                stack += [(n, True), *[(o, False) for o in reversed(n.operands)]]
+        return node.idx - base
     nodes = ep.nodes
     i = len(nodes)
     node.idx = ep.base + i
@@ -117,7 +125,7 @@ def places(nodes: tuple) -> tuple:
                 p = n.idx - base
                 fresh.append(n)
             else:
-                p = join(n)  # taints the epoch
+                p = join(n)  # pending work an earlier sync left
         out.append(p)
     if fresh:
         record_many(fresh, [n.hash for n in fresh])
@@ -194,31 +202,17 @@ def diverge(i: int, sig) -> None:
     ep.rec, ep.expected, ep.sigs = None, None, prefix
 
 
-def _taint(ep: Epoch) -> None:
-    ep.tainted = True
-    ep.rec, ep.expected, ep.sigs = None, None, _Sink()
-
-
-class _Sink(list):
-    """A tainted epoch's signatures: nobody reads them."""
-
-    __slots__ = ()
-
-    def append(self, _sig) -> None:
-        pass
-
-    def extend(self, _sigs) -> None:
-        pass
-
-
 def take(roots: list[Node]):
     """``(entry, nodes)`` if the epoch matched a recording with a program for ``roots``
     (``lowering.from_recording`` makes it a ``Program``), else None."""
     ep = EPOCH
+    base = ep.base
+    for r in roots:  # a root left pending by an earlier sync
+        if r.idx < base:
+            join(r)
     rec = ep.rec
     if ep.expected is None or len(ep.nodes) != len(rec.sigs):
         return None
-    base = ep.base
     entry = rec.programs.get(tuple([r.idx - base for r in roots]))
     if entry is None:
         return None
@@ -228,19 +222,17 @@ def take(roots: list[Node]):
 def close(roots: list[Node], program, taken: bool) -> None:
     """End the epoch at a sync that runs ``program`` (``taken``: from ``take``)."""
     ep = EPOCH
-    rec = None
-    if not ep.tainted:
-        if ep.expected is not None:
-            n = len(ep.nodes)
-            rec = ep.rec if n == len(ep.rec.sigs) else _find(ep.rec.sigs[:n])
-        else:
-            rec = _find(ep.sigs)
-        if not taken:
-            _remember(rec, ep, roots, program)
-        for key, places in ep.observed:
-            _keep(rec.observations, key, places)
+    if ep.expected is not None:
+        n = len(ep.nodes)
+        rec = ep.rec if n == len(ep.rec.sigs) else _find(ep.rec.sigs[:n])
+    else:
+        rec = _find(ep.sigs)
+    if not taken:
+        _remember(rec, ep, roots, program)
+    for key, places in ep.observed:
+        _keep(rec.observations, key, places)
     prev = ep.prev
-    if prev is not None and rec is not None:
+    if prev is not None:
         following = prev.next
         if not following or following[0] is not rec:
             if rec in following:
@@ -254,7 +246,7 @@ def close(roots: list[Node], program, taken: bool) -> None:
 def _advance(ep: Epoch) -> None:
     """Start the next epoch, expecting what followed ``ep.prev`` (the last recording)."""
     _next_base(ep)
-    ep.nodes, ep.tainted, ep.observed = [], False, []
+    ep.nodes, ep.observed = [], []
     prev = ep.prev
     nxt = prev.next[0] if prev is not None and prev.next else None
     ep.rec = nxt
@@ -319,7 +311,7 @@ def observation_key(observed: list, live_pending: list) -> tuple | None:
     base = EPOCH.base
     seen = tuple([t.node.idx - base for t in observed])
     live = sorted([t.node.idx - base for t in live_pending])
-    if (seen and min(seen) < 0) or (live and live[0] < 0) or EPOCH.tainted:
+    if (seen and min(seen) < 0) or (live and live[0] < 0):
         return None
     return seen, tuple(live)
 

@@ -14,6 +14,7 @@ import os
 import threading
 import time
 import weakref
+from typing import NamedTuple
 
 import jax
 import numpy as np
@@ -39,12 +40,20 @@ from .tensor import Tensor, _live, _snapshot, live_tensors  # noqa: F401 (lc.run
 
 # ``_live``: the live handles (``tensor.py`` keeps the set; a sync reads it)
 _lock = threading.RLock()  # one sync at a time; tracing itself needs no lock
-_site_history: dict[str, Program] = {}
+
+
+class _Seen(NamedTuple):
+    """A site's last program without its nodes (the recompile reasons' "before"): holding
+    the program kept the last step's graph and buffers alive until the next sync there,
+    which then freed them before its run, not after."""
+
+    key: tuple
+    placement: object
+    avals: tuple
+
+
+_site_history: dict[str, _Seen] = {}
 _device = None
-
-
-def register(tensor) -> None:
-    _live.add(weakref.ref(tensor, _live.discard))
 
 
 class BufferHold:
@@ -226,7 +235,7 @@ def _plan(program: Program, roots: list[Node]) -> tuple:
     """What a program's key determines about its inputs and outputs, memoized (hashing
     an Aval hashes its dtype: ~1 us, hundreds per step): the data inputs an output of
     the same aval could reuse, as (input index, output aval group) pairs; each group's
-    size; the outputs' data-leaf hashes (``Node.__init__``'s)."""
+    size; the outputs' data-leaf hashes (``Node.__init__``'s); the inputs' avals."""
     plan = _PLANS.get(program.key)
     if plan is None:
         groups: dict = {}
@@ -240,8 +249,8 @@ def _plan(program: Program, roots: list[Node]) -> tuple:
                       if n.op == "data" and n.aval in groups)
         if len(_PLANS) >= 256:
             _PLANS.clear()
-        plan = _PLANS[program.key] = (slots, tuple(sizes),
-                                      [hash(("data", r.aval)) for r in roots])
+        plan = _PLANS[program.key] = (slots, tuple(sizes), [hash(("data", r.aval)) for r in roots],
+                                      tuple(program.input_avals()))
     return plan
 
 
@@ -312,7 +321,7 @@ def _donatable(program: Program, roots: list[Node], live=None) -> tuple[int, ...
     """Inputs no live handle (``live``: the sync's snapshot) holds whose aval an output
     (a root) can reuse."""
     held = {t.node for t in (_snapshot() if live is None else live)}  # nodes: by identity
-    slots, sizes, _ = _plan(program, roots)
+    slots, sizes = _plan(program, roots)[:2]
     left = list(sizes)
     inputs = program.inputs
     donate = []
@@ -326,10 +335,11 @@ def _donatable(program: Program, roots: list[Node], live=None) -> tuple[int, ...
 def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str,
                 placement=None):
     key = (program.key, donate) if placement is None else (program.key, donate, placement.key)
-    program.placement = placement  # remembered with the site history (recompile reasons)
+    program.placement = placement  # sharding.explain_change reads it
+    seen = _Seen(program.key, placement, _plan(program, program.roots)[3])
     executable = cache.lookup(key)
     if executable is not None:
-        _site_history[site] = program
+        _site_history[site] = seen
         metrics.inc("cache_hits")
         _log(cause, site, program, "cache hit")
         return executable
@@ -341,7 +351,7 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
     if previous is not None:
         reason = sharding.explain_change(previous, program) or reason
         metrics.note_recompile(site, reason)
-    _site_history[site] = program
+    _site_history[site] = seen
     digest = None
     if settings.persistent_cache_dir:
         start = time.perf_counter()
@@ -359,11 +369,10 @@ def _executable(program: Program, donate: tuple[int, ...], cause: str, site: str
     return executable
 
 
-def explain_change(previous: Program, program: Program) -> str:
-    """What differs between two programs compiled at the same call site."""
-    old, new = previous.input_avals(), program.input_avals()
-    old_ops = [k[0] for k, n in zip(previous.key[0], previous.nodes, strict=True) if not n.is_leaf]
-    new_ops = [k[0] for k, n in zip(program.key[0], program.nodes, strict=True) if not n.is_leaf]
+def explain_change(previous: _Seen, program: Program) -> str:
+    """What differs between the program last run at a call site and a new one there."""
+    old, new = previous.avals, program.input_avals()
+    old_ops, new_ops = ([k[0] for k in p.key[0] if k[1]] for p in (previous, program))  # ops
     changes = []
     if len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
