@@ -89,8 +89,7 @@ def _split(value, num_or_size_splits, axis=0, num=None, name="split"):  # noqa: 
 
 @api("squeeze", "reshape", tensors=("input",))
 def _squeeze(input, axis=None, name=None):  # noqa: A002
-    t = to_core(input)
-    return num.squeeze(t, None if axis is None else _int_list(axis))
+    return num.squeeze(to_core(input), None if axis is None else _int_list(axis))
 
 
 @api("expand_dims", "reshape", tensors=("input",))
@@ -111,6 +110,15 @@ def _tile(input, multiples, name=None):  # noqa: A002
     return num.tile(t, tuple(reps))
 
 
+@api("repeat", "broadcast_in_dim, reshape", tensors=("input",))
+def _repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    r = static(repeats)
+    r = r[0] if isinstance(r, list) and len(r) == 1 else r
+    if not isinstance(r, int) or r < 0:  # a count per element: not traced
+        raise NotImplementedError("tf.repeat with per-element repeats runs eagerly")
+    return num.repeat(to_core(input), r, None if axis is None else static_int(axis))
+
+
 @api("pad", "pad", tensors=("tensor",))
 def _pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if str(mode).upper() != "CONSTANT":
@@ -125,14 +133,12 @@ def _pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 @api("reverse", "rev", tensors=("tensor",))
 def _reverse(tensor, axis, name=None):
-    t = to_core(tensor)
-    return num.flip(t, tuple(_int_list(axis)))
+    return num.flip(to_core(tensor), tuple(_int_list(axis)))
 
 
 @api("roll", "slice, concatenate", tensors=("input",))
 def _roll(input, shift, axis, name=None):  # noqa: A002
-    t = to_core(input)
-    return num.roll(t, tuple(_int_list(shift)), tuple(_int_list(axis)))
+    return num.roll(to_core(input), tuple(_int_list(shift)), tuple(_int_list(axis)))
 
 
 @api("identity", "(none)", tensors=("input",))
@@ -249,14 +255,12 @@ def _one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=Non
 
 @api("shape", "constant (static shape)", tensors=("input",))
 def _shape(input, out_type=None, name=None):  # noqa: A002
-    t = to_core(input)
-    return lc.constant(np.asarray(t.shape, dtype=np_dtype(out_type) or np.int32))
+    return lc.constant(np.asarray(to_core(input).shape, dtype=np_dtype(out_type) or np.int32))
 
 
 @api("size", "constant (static size)", tensors=("input",))
 def _size(input, out_type=None, name=None):  # noqa: A002
-    t = to_core(input)
-    return lc.constant(np.asarray(t.size, dtype=np_dtype(out_type) or np.int32))
+    return lc.constant(np.asarray(to_core(input).size, dtype=np_dtype(out_type) or np.int32))
 
 
 @api("rank", "constant (static rank)", tensors=("input",))

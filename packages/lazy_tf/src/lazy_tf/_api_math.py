@@ -83,8 +83,7 @@ def _softplus(features, name=None):
 
 @unary("math.log_sigmoid", lowers_to="softplus (composite)")
 def _log_sigmoid(x, name=None):
-    t = require(to_core(x), FLOAT, "log_sigmoid")
-    return ops.neg(num.softplus(ops.neg(t)))
+    return ops.neg(num.softplus(ops.neg(require(to_core(x), FLOAT, "log_sigmoid"))))
 
 
 @unary("math.ndtri", lowers_to="ndtri (composite)")

@@ -57,8 +57,7 @@ def _leaky_relu(features, alpha=0.2, name=None):
 
 @unary("nn.gelu", lowers_to="gelu (composite)")
 def _gelu(features, approximate=False, name=None):
-    t = require(to_core(features), FLOAT, "gelu")
-    return num.gelu(t, "tanh" if approximate else "none")
+    return num.gelu(require(to_core(features), FLOAT, "gelu"), "tanh" if approximate else "none")
 
 
 @unary("nn.silu", lowers_to="silu (composite)")
