@@ -167,12 +167,16 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
                 f"dtype={self.dtype.name}, numpy={np.asarray(self.numpy())!r}>")
 
 
+# (not converted by AutoGraph: a lambda's source cannot be, and its warning prints the
+# variable, reading its value inside the trace)
 for _api in ("scatter_add", "scatter_sub", "scatter_update"):
-    setattr(Variable, _api, lambda self, sparse_delta, use_locking=False, name=None, _api=_api:
-            self._scatter(_api, sparse_delta))
+    setattr(Variable, _api, tf.autograph.experimental.do_not_convert(
+        lambda self, sparse_delta, use_locking=False, name=None, _api=_api:
+        self._scatter(_api, sparse_delta)))
 for _api in ("assign_add", "assign_sub"):
-    setattr(Variable, _api, lambda self, delta, use_locking=None, name=None, read_value=True,
-            _api=_api: self._update(_api, delta, use_locking, name, read_value))
+    setattr(Variable, _api, tf.autograph.experimental.do_not_convert(
+        lambda self, delta, use_locking=None, name=None, read_value=True, _api=_api:
+        self._update(_api, delta, use_locking, name, read_value)))
 
 # What Keras's TF optimizer keys its slots by (``tf.Variable._unique_id``)
 Variable._unique_id = property(lambda self: f"ltf.Variable:{self._id}")
