@@ -277,6 +277,8 @@ case("conv1d_transpose-valid", lambda x, w: tf.nn.conv1d_transpose(x, w, [2, 11,
      F(2, 5, 3), F(3, 2, 3), rtol=1e-4)
 case("conv3d_transpose-same", lambda x, w: tf.nn.conv3d_transpose(x, w, [1, 6, 4, 6, 2], 2),
      F(1, 3, 2, 3, 3), F(3, 2, 3, 2, 3), rtol=1e-4)
+case("separable_conv2d", lambda x, d, p: tf.nn.separable_conv2d(x, d, p, [1, 2, 2, 1], "SAME"),
+     F(2, 6, 6, 3), F(3, 3, 3, 2), F(1, 1, 6, 4), rtol=1e-4)
 case("depthwise_conv2d", lambda x, w: tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME"),
      F(2, 5, 5, 3), F(3, 3, 3, 2), rtol=1e-4)
 case("max_pool2d", lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"), F(2, 6, 6, 3))

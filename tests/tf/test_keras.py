@@ -58,6 +58,8 @@ def test_keras_ops_on_lazy_inputs_are_traced(metrics):
     (lambda: keras.Sequential([keras.Input((3, 3, 2)), keras.layers.UpSampling2D(2),
                                keras.layers.Flatten(), keras.layers.RepeatVector(2)]),
      (2, 3, 3, 2), False),
+    (lambda: keras.Sequential([keras.Input((5, 5, 3)), keras.layers.SeparableConv2D(4, 3)]),
+     (2, 5, 5, 3), False),
 ])
 def test_layers_run_lazily(lazy_keras, metrics, make, shape, training):
     keras.utils.set_random_seed(0)

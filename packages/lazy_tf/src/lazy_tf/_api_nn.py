@@ -143,8 +143,7 @@ def _bias_add(value, bias, data_format=None, name=None):
     x, b = same_dtype(value, bias)
     if b.ndim != 1:
         raise ValueError(f"Shape must be rank 1 but is rank {b.ndim}")
-    channels_first = data_format is not None and str(data_format).startswith("NC")
-    c = 1 if channels_first else x.ndim - 1
+    c = 1 if data_format is not None and str(data_format).startswith("NC") else x.ndim - 1
     if x.ndim < 2 or x.shape[c] != b.shape[0]:
         raise lc.ShapeError(f"bias of size {b.shape[0]} does not match dimension {c} of {x.shape}")
     shape = tuple(s if i == c else 1 for i, s in enumerate(x.shape))
@@ -153,16 +152,15 @@ def _bias_add(value, bias, data_format=None, name=None):
 
 @api("nn.moments", "moments (composite)", tensors=("x",))
 def _moments(x, axes, shift=None, keepdims=False, name=None):
-    t = require(to_core(x), FLOAT, "moments")
-    return num.moments(t, static(axes), keepdims=bool(keepdims))
+    return num.moments(require(to_core(x), FLOAT, "moments"), static(axes),
+                       keepdims=bool(keepdims))
 
 
 @api("nn.batch_normalization", "batch_norm (composite)",
      tensors=("x", "mean", "variance", "offset", "scale"))
 def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     t, m, v = broadcast(x, mean, variance)
-    w = None if scale is None else to_core(scale, t.dtype)
-    b = None if offset is None else to_core(offset, t.dtype)
+    w, b = (None if p is None else to_core(p, t.dtype) for p in (scale, offset))
     return num.batch_norm(t, m, v, w, b, float(variance_epsilon), channel_axis=None)
 
 
@@ -332,3 +330,13 @@ def _depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa
         raise ValueError(f"depthwise_conv2d: filter {k.shape} does not fit input {t.shape}")
     w = ops.reshape(k, new_sizes=(k.shape[0], k.shape[1], 1, k.shape[2] * k.shape[3]))
     return _conv(t, w, strides, padding, dilations, 2)
+
+
+@api("nn.separable_conv2d", "conv_general_dilated (feature groups, then 1x1)",
+     tensors=("input", "depthwise_filter", "pointwise_filter"))
+def _separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                      data_format=None, dilations=None, name=None):
+    """A depthwise conv, then a 1x1 conv mixing its channels (TF's definition)."""
+    depthwise = _depthwise_conv2d(input, depthwise_filter, strides, padding, data_format,
+                                  dilations)
+    return _conv(depthwise, pointwise_filter, 1, "VALID", None, 2)
