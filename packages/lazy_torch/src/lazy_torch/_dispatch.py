@@ -293,7 +293,8 @@ def _view_handler(func):
         inference = _inference_enabled() if own_kind else None
         if type(metas) is tuple and src._math is None:
             kind = layout_kind(src._cell, *metas)
-            if kind == FULL or kind == RESHAPE:  # the whole storage, or all of it reshaped
+            if kind == FULL or kind == RESHAPE and src._kind != RESHAPE:
+                # the whole storage, or all of it reshaped (from a reshape: its lowering)
                 value = lc.ops.reshape(src._cell.value, new_sizes=metas[0]) if kind else None
                 return make_view(src, value, *metas, kind, inference)
         values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
