@@ -176,3 +176,19 @@ def test_convert_to_tensor_returns_the_lazy_tensor(metrics):
         tf.convert_to_tensor(t, dtype=tf.int32)
     with pytest.raises(ValueError, match="requested dtype int32"):
         tf.convert_to_tensor(tf.constant(4.0), dtype=tf.int32)  # TF's own error, same type
+
+
+def test_variable_repr_inside_a_tf_function_trace():
+    """A warning that prints a variable during TF's graph trace (AutoGraph's do) gets TF's
+    graph-mode repr, without a value: reading it there raised."""
+    v = ltf.Variable([1.0, 2.0], name="w")
+    seen = []
+
+    @tf.function
+    def f(x):  # a tf.Tensor argument: TF's own graph path
+        seen.append(repr(v))
+        return x * v
+
+    np.testing.assert_allclose(np.asarray(f(tf.constant([3.0, 4.0]))), [3.0, 8.0])
+    assert seen == ["<ltf.Variable 'w:0' shape=(2,) dtype=float32>"]
+    assert repr(v).endswith("numpy=array([1., 2.], dtype=float32)>")

@@ -161,10 +161,8 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
         return self
 
     def __repr__(self) -> str:
-        import numpy as np
-
-        return (f"<ltf.Variable '{self._name}' shape={tuple(self.shape.as_list())} "
-                f"dtype={self.dtype.name}, numpy={np.asarray(self.numpy())!r}>")
+        head = f"<ltf.Variable '{self._name}' shape={tuple(self.shape.as_list())} dtype={self.dtype.name}"
+        return f"{head}>" if building() else f"{head}, numpy={np.asarray(self.numpy())!r}>"
 
 
 # (not converted by AutoGraph: a lambda's source cannot be, and its warning prints the
