@@ -178,9 +178,7 @@ def repeat(x: Tensor, repeats: int, axis=None) -> Tensor:
     shape = x.shape[:a + 1] + (repeats,) + x.shape[a + 1:]
     dims = tuple(i for i in range(x.ndim + 1) if i != a + 1)
     big = ops.broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims)
-    out = list(x.shape)
-    out[a] *= repeats
-    return reshape(big, tuple(out))
+    return reshape(big, x.shape[:a] + (x.shape[a] * repeats,) + x.shape[a + 1:])
 
 
 def broadcast_arrays(*xs: Tensor) -> list[Tensor]:

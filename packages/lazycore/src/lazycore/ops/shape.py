@@ -77,6 +77,9 @@ def _slice_rule(x: Aval, *, start_indices, limit_indices, strides=None) -> Aval:
     return Aval(tuple(shape), x.dtype)
 
 
+_call = OpDef.__call__  # ``trace.call``
+
+
 class _Slice(OpDef):
     """A ``slice`` whose window lies inside one operand of a pending ``concatenate``
     (nested ones too) slices that operand: the same values, and ``generate()``'s
@@ -94,11 +97,11 @@ class _Slice(OpDef):
                     break
                 lo[d], hi[d] = lo[d] - part.aval.shape[d], hi[d] - part.aval.shape[d]
             if not 0 <= lo[d] < hi[d] <= part.aval.shape[d]:  # across operands, or empty
-                return super().__call__(x, **attrs)
+                return _call(self, x, **attrs)
             node = part
-        return super().__call__(x, **attrs) if node is x.node else super().__call__(
-            SimpleNamespace(node=node), **{**attrs, "start_indices": tuple(lo),
-                                           "limit_indices": tuple(hi)})
+        return _call(self, x, **attrs) if node is x.node else _call(
+            self, SimpleNamespace(node=node), **{**attrs, "start_indices": tuple(lo),
+                                                 "limit_indices": tuple(hi)})
 
 
 OPS["slice"] = slice = _Slice(  # noqa: A001 - op name
