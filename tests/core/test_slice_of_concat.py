@@ -10,17 +10,11 @@ import pytest
 
 import lazycore as lc
 from lazycore import ops
+from lazycore.lowering import linearize
 
 
 def _ops_in(tensor) -> list[str]:
-    seen, stack, names = set(), [tensor.node], []
-    while stack:
-        node = stack.pop()
-        if id(node) not in seen:
-            seen.add(id(node))
-            names.append(node.op)
-            stack.extend(node.operands)
-    return names
+    return [node.op for node in linearize([tensor.node]).nodes]
 
 
 def _slice(x, lo, hi, strides=None):
