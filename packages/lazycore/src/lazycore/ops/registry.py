@@ -30,10 +30,11 @@ class OpDef:
 
 
 def defop(name: str, family: str, rule: Callable, lower: Callable, *,
-          multi_output: bool = False) -> OpDef:
+          multi_output: bool = False, kind: type = OpDef) -> OpDef:
+    """``kind``: an ``OpDef`` subclass for an op that rewrites its own calls (``slice``)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is already registered (family {OPS[name].family})")
-    op = OpDef(name, family, rule, lower, multi_output)
+    op = kind(name, family, rule, lower, multi_output)
     OPS[name] = op
     return op
 

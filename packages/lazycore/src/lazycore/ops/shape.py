@@ -10,7 +10,7 @@ from jax import lax
 from ..dtypes import canonical
 from ..errors import AxisError, ShapeError
 from ..ir import Aval
-from .registry import OPS, OpDef, defop
+from .registry import OpDef, defop
 from .rules import same_dtypes
 
 FAMILY = "shape"
@@ -104,9 +104,9 @@ class _Slice(OpDef):
                                                  "limit_indices": tuple(hi)})
 
 
-OPS["slice"] = slice = _Slice(  # noqa: A001 - op name
-    "slice", FAMILY, _slice_rule, lambda x, *, start_indices, limit_indices, strides=None:
-    lax.slice(x, start_indices, limit_indices, strides))
+slice = defop("slice", FAMILY, _slice_rule,  # noqa: A001 - op name
+              lambda x, *, start_indices, limit_indices, strides=None:
+              lax.slice(x, start_indices, limit_indices, strides), kind=_Slice)
 
 
 def _concat_rule(*xs: Aval, dimension) -> Aval:
