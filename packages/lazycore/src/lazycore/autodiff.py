@@ -23,8 +23,9 @@ from .tensor import Tensor
 def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozenset(),
                  reuse: bool = False):
     """Instructions for the interior between ``wrt`` (cut points) and ``outputs``.
-    ``reuse``: a ``scan`` inside becomes ``scan_saved``, reading the loop's results as
-    leaves (``_saved_refs``) instead of running the loop again.
+    ``reuse`` (a backward): a ``scan`` inside becomes ``scan_saved``, reading the loop's
+    results as leaves (``_saved_refs``) instead of running the loop again, and a
+    ``stop_gradient`` is a leaf (its ``_saved_op`` would run its operand's backward on zeros).
 
     Returns (instructions, leaf operands, reached wrt mask, output positions)."""
     wrt_pos = {id(n): i for i, n in enumerate(wrt)}
@@ -40,7 +41,8 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
             if key in wrt_pos:
                 reached[wrt_pos[key]] = True
                 position[key] = wrt_pos[key]
-            elif key not in position and (node.op in LEAF_OPS or key in stop):
+            elif key not in position and (node.op in LEAF_OPS or key in stop or reuse
+                                          and node.op == "stop_gradient"):  # no backward behind it
                 position[key] = len(wrt) + len(leaves)
                 leaves.append(node)
             elif key not in position:

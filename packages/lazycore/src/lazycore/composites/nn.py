@@ -49,16 +49,18 @@ def softplus(x: Tensor) -> Tensor:
 
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """The subtracted max is under stop_gradient: the result does not depend on it (its
+    gradient is zero up to rounding), so as in JAX/TF no backward runs through it."""
     axes = normalize_axes(axis, x.ndim)
-    e = ops.exp(ops.sub(x, broadcast_to(shift_max(x, axes), x.shape)))
+    e = ops.exp(ops.sub(x, broadcast_to(ops.stop_gradient(shift_max(x, axes)), x.shape)))
     return ops.div(e, broadcast_to(reduce("reduce_sum", e, axes, keepdims=True), x.shape))
 
 
 def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     """(x - max) - log(sum(exp(x - max))), as PyTorch, JAX and TF compute it (a row
-    holding +inf or only -inf is NaN there too)."""
+    holding +inf or only -inf is NaN there too); the max is under stop_gradient (softmax)."""
     axes = normalize_axes(axis, x.ndim)
-    shifted = ops.sub(x, broadcast_to(shift_max(x, axes), x.shape))
+    shifted = ops.sub(x, broadcast_to(ops.stop_gradient(shift_max(x, axes)), x.shape))
     total = reduce("reduce_sum", ops.exp(shifted), axes, keepdims=True)
     return ops.sub(shifted, broadcast_to(ops.log(total), x.shape))
 
