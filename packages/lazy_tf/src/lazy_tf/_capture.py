@@ -232,6 +232,9 @@ class _Capture:
         _state.active_tapes.clear()
         _state.stopped[0] = 0
         outer, _state.capture[0] = _state.capture[0], tr
+        # Python scalars are constants of the trace (TF bakes them too): literals XLA
+        # folds (an epsilon, a mean's 1/n), never a recompile (the trace is kept)
+        bake, lc.settings.bake_scalars = lc.settings.bake_scalars, True
         counters = _stream_counters()
         op_callbacks.add_op_callback(tr.eager_op)
         try:
@@ -246,6 +249,7 @@ class _Capture:
             op_callbacks.remove_op_callback(tr.eager_op)
             _rewind(counters)
             _state.capture[0] = outer
+            lc.settings.bake_scalars = bake
             _state.active_tapes[:] = tapes
             _state.stopped[0] = stopped
             tr.restore()
@@ -260,9 +264,7 @@ class _Capture:
         self.out_structure = _pack(out, [None] * len(out_flat))  # no traced values kept
         plan, results = [], []
         for o in out_flat:
-            if isinstance(o, Variable):
-                plan.append(("object", o))
-            elif is_lazy_class(o.__class__):
+            if is_lazy_class(o.__class__) and not isinstance(o, Variable):
                 plan.append(("result", len(results)))
                 results.append(lc.Tensor(o.__dict__["_h"].node))
             else:
