@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -310,16 +311,8 @@ def _top_k(input, k=1, sorted=True, index_type="int32", name=None):  # noqa: A00
     return _TopK(values, num.cast(indices, np_dtype(index_type)))
 
 
-class _TopK(tuple):
-    """TF's ``TopKV2(values, indices)`` namedtuple shape."""
-
-    _fields = ("values", "indices")
-
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
+# TF's ``TopKV2(values, indices)`` namedtuple
+_TopK = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 def _points_in_range(columns, shape, out, op: str):

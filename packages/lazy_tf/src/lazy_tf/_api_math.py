@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import tensorflow as tf
@@ -10,12 +11,25 @@ import tensorflow as tf
 import lazycore as lc
 
 from ._convert import broadcast, np_dtype, same_dtype, static, to_core
-from ._table import BOOL, FLOAT, INEXACT, INT, NUMERIC, REAL, api, binary, op_kernel, require, unary
+from ._table import (
+    BOOL,
+    FLOAT,
+    INEXACT,
+    INT,
+    NUMERIC,
+    REAL,
+    _operands,
+    api,
+    binary,
+    op_kernel,
+    require,
+    unary,
+)
 
 ops, num = lc.ops, lc.numeric
 
 
-def _full(t, value):
+def full_like(t, value):
     return num.full(t.shape, value, t.dtype)
 
 
@@ -40,55 +54,36 @@ for _tf, _op, _ok in [
     unary(_tf, _op, dtypes=_ok)
 
 
-@unary("math.square", lowers_to="mul")
-def _square(x, name=None):
-    t = require(to_core(x), NUMERIC, "square")
-    return ops.mul(t, t)
+def composite(fn, dtypes, api: str):
+    """The unary API ``api`` computed by ``fn`` on its one operand, after TF's dtype check."""
+    pick = _operands(api, 1)
+
+    def impl(*args, **kwargs):
+        (x,) = pick(args, kwargs)
+        return fn(require(to_core(x), dtypes, api.split(".")[-1]))
+    return impl
 
 
-@unary("math.reciprocal", lowers_to="div")
-def _reciprocal(x, name=None):
-    t = require(to_core(x), NUMERIC, "reciprocal")
-    return ops.div(_full(t, 1), t)
-
-
-@unary("math.reciprocal_no_nan", lowers_to="divide_no_nan (composite)")
-def _reciprocal_no_nan(x, name=None):
-    t = require(to_core(x), INEXACT, "reciprocal_no_nan")
-    return num.divide_no_nan(_full(t, 1), t)
+# -- unary: composites of core ops ---------------------------------------------------
+for _tf, _ok, _fn, _lowers in [
+    ("math.square", NUMERIC, lambda t: ops.mul(t, t), "mul"),
+    ("math.reciprocal", NUMERIC, lambda t: ops.div(full_like(t, 1), t), "div"),
+    ("math.reciprocal_no_nan", INEXACT, lambda t: num.divide_no_nan(full_like(t, 1), t),
+     "divide_no_nan (composite)"),
+    ("math.is_nan", FLOAT, lambda t: ops.ne(t, t), "ne"),
+    ("math.is_inf", FLOAT, lambda t: ops.eq(ops.abs(t), full_like(t, np.inf)), "abs, eq"),
+    ("math.softplus", FLOAT, num.softplus, "softplus (composite)"),
+    ("math.log_sigmoid", FLOAT, lambda t: ops.neg(num.softplus(ops.neg(t))),
+     "softplus (composite)"),
+    ("math.ndtri", FLOAT, num.ndtri, "ndtri (composite)"),
+]:
+    unary(_tf, lowers_to=_lowers)(composite(_fn, _ok, _tf))
 
 
 @unary("math.round", lowers_to="round_half_even")
 def _round(x, name=None):
     t = to_core(x)
     return t if lc.dtypes.is_integer(t.dtype) else ops.round_half_even(require(t, FLOAT, "round"))
-
-
-@unary("math.is_nan", lowers_to="ne")
-def _is_nan(x, name=None):
-    t = require(to_core(x), FLOAT, "is_nan")
-    return ops.ne(t, t)
-
-
-@unary("math.is_inf", lowers_to="abs, eq")
-def _is_inf(x, name=None):
-    t = require(to_core(x), FLOAT, "is_inf")
-    return ops.eq(ops.abs(t), _full(t, np.inf))
-
-
-@unary("math.softplus", lowers_to="softplus (composite)")
-def _softplus(features, name=None):
-    return num.softplus(require(to_core(features), FLOAT, "softplus"))
-
-
-@unary("math.log_sigmoid", lowers_to="softplus (composite)")
-def _log_sigmoid(x, name=None):
-    return ops.neg(num.softplus(ops.neg(require(to_core(x), FLOAT, "log_sigmoid"))))
-
-
-@unary("math.ndtri", lowers_to="ndtri (composite)")
-def _ndtri(x, name=None):
-    return num.ndtri(require(to_core(x), FLOAT, "ndtri"))
 
 
 @unary("cast", lowers_to="convert")
@@ -103,7 +98,7 @@ def _saturate_cast(value, dtype, name=None):
         info = np.iinfo(target)
         lo = max(info.min, -np.inf if lc.dtypes.is_floating(t.dtype) else np.iinfo(t.dtype).min)
         hi = min(info.max, np.inf if lc.dtypes.is_floating(t.dtype) else np.iinfo(t.dtype).max)
-        t = ops.clamp(_full(t, lo), t, _full(t, hi))
+        t = ops.clamp(full_like(t, lo), t, full_like(t, hi))
     return num.cast(t, target)
 
 
@@ -159,11 +154,6 @@ def _pow(a, b):
                              c_zero_base=True)
 
 
-@binary("math.logical_xor", lowers_to="xor", kernel=True)
-def _logical_xor(a, b):
-    return ops.xor(require(a, BOOL, "logical_xor"), b)
-
-
 _TRUEDIV = {1: np.float32, 2: np.float32, 4: np.float64, 8: np.float64}
 
 
@@ -194,14 +184,6 @@ _TRUNCATED = {"int_div_by_zero": "raise", "error_type": _tf_error(tf.errors.Inte
               "error_message": "Integer division by zero"}
 
 
-@binary("math.floordiv", lowers_to="floor_divide (composite)", kernel=True)
-def _floordiv(a, b):
-    return num.floor_divide(require(a, REAL, "floordiv"), b, **_DIVISION)
-
-
-binary("floor_div", lowers_to="floor_divide (composite)", kernel=True)(_floordiv)
-
-
 @binary("div", lowers_to="floor_divide / div", kernel=True)
 def _div_v1(a, b):
     if lc.dtypes.is_integer(a.dtype):
@@ -209,71 +191,55 @@ def _div_v1(a, b):
     return ops.div(a, b)
 
 
-@binary("math.floormod", lowers_to="floor_mod (composite)", kernel=True)
-def _floormod(a, b):
-    return num.floor_mod(require(a, REAL, "floormod"), b, **_DIVISION)
-
-
-@binary("truncatediv", lowers_to="trunc_divide (composite)", kernel=True)
-def _truncatediv(a, b):
-    return num.trunc_divide(require(a, NUMERIC, "truncatediv"), b, **_TRUNCATED)
-
-
-@binary("truncatemod", lowers_to="fmod (composite)", kernel=True)
-def _truncatemod(a, b):
-    return num.fmod(require(a, _truncatemod_dtype, "truncatemod"), b, **_TRUNCATED)
-
-
 def _truncatemod_dtype(dtype) -> bool:
     """TruncateMod's kernels: int32, int64 and floats (no 8/16-bit or unsigned ints)."""
     return lc.dtypes.is_floating(dtype) or dtype in (np.int32, np.int64)
 
 
-@binary("math.squared_difference", lowers_to="squared_difference (composite)", kernel=True)
-def _squared_difference(a, b):
-    return num.squared_difference(require(a, NUMERIC, "squared_difference"), b)
-
-
 def _zero_where(cond_zero, value, t):
-    return ops.select(cond_zero, _full(t, 0), value)
+    return ops.select(cond_zero, full_like(t, 0), value)
 
 
-@binary("math.divide_no_nan", lowers_to="divide_no_nan (composite)", kernel=True)
-def _divide_no_nan(a, b):
-    return num.divide_no_nan(require(a, INEXACT, "divide_no_nan"), b)
+def _checked(fn, dtypes, what: str):
+    """A binary kernel: ``fn`` on the two broadcast operands, after TF's dtype check."""
+    def kernel(a, b):
+        return fn(require(a, dtypes, what), b)
+    return kernel
+
+
+# -- binary: composites on the broadcast operands ---------------------------------------
+for _tf, _fn, _ok, _lowers in [
+    ("math.logical_xor", ops.xor, BOOL, "xor"),
+    ("dtypes.complex", ops.complex, FLOAT, "complex"),
+    ("math.squared_difference", num.squared_difference, NUMERIC, "squared_difference (composite)"),
+    ("math.divide_no_nan", num.divide_no_nan, INEXACT, "divide_no_nan (composite)"),
+    ("math.floordiv", partial(num.floor_divide, **_DIVISION), REAL, "floor_divide (composite)"),
+    ("floor_div", partial(num.floor_divide, **_DIVISION), REAL, "floor_divide (composite)"),
+    ("math.floormod", partial(num.floor_mod, **_DIVISION), REAL, "floor_mod (composite)"),
+    ("truncatediv", partial(num.trunc_divide, **_TRUNCATED), NUMERIC, "trunc_divide (composite)"),
+    ("truncatemod", partial(num.fmod, **_TRUNCATED), _truncatemod_dtype, "fmod (composite)"),
+    ("math.xlogy", partial(num.xlogy, zero_x_masks_nan=True), INEXACT, "xlogy (composite)"),
+    ("math.xlog1py", partial(num.xlog1py, zero_x_masks_nan=True), INEXACT, "xlog1py (composite)"),
+]:
+    binary(_tf, lowers_to=_lowers, kernel=True)(_checked(_fn, _ok, _tf.split(".")[-1]))
 
 
 @binary("math.multiply_no_nan", lowers_to="mul, select", kernel=True)
 def _multiply_no_nan(a, b):
     require(a, INEXACT, "multiply_no_nan")
-    return _zero_where(ops.eq(b, _full(b, 0)), ops.mul(a, b), a)
+    return _zero_where(ops.eq(b, full_like(b, 0)), ops.mul(a, b), a)
 
 
 @binary("math.xdivy", lowers_to="div, select", kernel=True)
 def _xdivy(a, b):
     require(a, INEXACT, "xdivy")
-    return _zero_where(ops.eq(a, _full(a, 0)), ops.div(a, b), a)
-
-
-@binary("math.xlogy", lowers_to="xlogy (composite)", kernel=True)
-def _xlogy(a, b):
-    return num.xlogy(require(a, INEXACT, "xlogy"), b, zero_x_masks_nan=True)
-
-
-@binary("math.xlog1py", lowers_to="xlog1py (composite)", kernel=True)
-def _xlog1py(a, b):
-    return num.xlog1py(require(a, INEXACT, "xlog1py"), b, zero_x_masks_nan=True)
+    return _zero_where(ops.eq(a, full_like(a, 0)), ops.div(a, b), a)
 
 
 @binary("math.scalar_mul", lowers_to="mul")
 def _scalar_mul(scalar, x, name=None):
     a, b = broadcast(x, scalar)
     return ops.mul(b, a)
-
-
-@binary("dtypes.complex", lowers_to="complex", kernel=True)
-def _complex(a, b):
-    return ops.complex(require(a, FLOAT, "complex"), b)
 
 
 @binary("nn.sigmoid_cross_entropy_with_logits", lowers_to="sigmoid_cross_entropy (composite)")
@@ -310,7 +276,7 @@ def _reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     axes = _axes(axis, t.ndim)
     total = num.reduce("reduce_sum", t, axes, bool(keepdims), dtype=t.dtype)
     n = math.prod([t.shape[a] for a in axes])
-    return ops.div(total, _full(total, n))  # integers: truncating, as TF
+    return ops.div(total, full_like(total, n))  # integers: truncating, as TF
 
 
 @api("math.reduce_variance", "var (composite)", tensors=("input_tensor",))
@@ -345,7 +311,7 @@ def _reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
 @api("math.count_nonzero", "ne, reduce_sum", tensors=("input",))
 def _count_nonzero(input, axis=None, keepdims=None, dtype="int64", name=None):  # noqa: A002
     t = to_core(input)
-    nz = ops.ne(t, _full(t, 0))
+    nz = ops.ne(t, full_like(t, 0))
     return num.reduce("reduce_sum", num.cast(nz, np_dtype(dtype)), _axes(axis, t.ndim),
                       bool(keepdims), dtype=np_dtype(dtype))
 

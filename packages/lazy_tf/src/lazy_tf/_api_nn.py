@@ -6,6 +6,7 @@ import numpy as np
 
 import lazycore as lc
 
+from ._api_math import composite, full_like
 from ._api_random import next_key
 from ._convert import broadcast, same_dtype, static, to_core
 from ._table import FLOAT, INT, NUMERIC, REAL, api, in_range, require, unary
@@ -13,38 +14,21 @@ from ._table import FLOAT, INT, NUMERIC, REAL, api, in_range, require, unary
 ops, num = lc.ops, lc.numeric
 
 
-def _full(t, value):
-    return num.full(t.shape, value, t.dtype)
-
-
 def _axis(axis) -> int:
     return -1 if axis is None else int(static(axis))
 
 
-@unary("nn.relu", lowers_to="max")
-def _relu(features, name=None):
-    t = require(to_core(features), REAL, "relu")
-    return ops.max(t, _full(t, 0))
-
-
-@unary("nn.relu6", lowers_to="clamp")
-def _relu6(features, name=None):
-    t = require(to_core(features), REAL, "relu6")
-    return ops.clamp(_full(t, 0), t, _full(t, 6))
-
-
-@unary("nn.elu", lowers_to="elu (composite)")
-def _elu(features, name=None):
-    return num.elu(require(to_core(features), FLOAT, "elu"), expm1=False)
-
-
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
-
-@unary("nn.selu", lowers_to="elu (composite)")
-def _selu(features, name=None):
-    return num.elu(require(to_core(features), FLOAT, "selu"), _SELU_ALPHA, _SELU_SCALE,
-                   expm1=False)
+for _tf, _ok, _fn, _lowers in [
+    ("nn.relu", REAL, lambda t: ops.max(t, full_like(t, 0)), "max"),
+    ("nn.relu6", REAL, lambda t: ops.clamp(full_like(t, 0), t, full_like(t, 6)), "clamp"),
+    ("nn.elu", FLOAT, lambda t: num.elu(t, expm1=False), "elu (composite)"),
+    ("nn.selu", FLOAT, lambda t: num.elu(t, _SELU_ALPHA, _SELU_SCALE, expm1=False),
+     "elu (composite)"),
+    ("nn.softsign", FLOAT, num.softsign, "softsign (composite)"),
+]:
+    unary(_tf, lowers_to=_lowers)(composite(_fn, _ok, _tf))
 
 
 @unary("nn.leaky_relu", lowers_to="leaky_relu (composite)")
@@ -66,11 +50,6 @@ def _silu(features, beta=1.0, name=None):
     if isinstance(beta, int | float) and beta == 1.0:
         return num.silu(t)
     return num.silu(t, num.broadcast_to(to_core(beta, t.dtype), t.shape))
-
-
-@unary("nn.softsign", lowers_to="softsign (composite)")
-def _softsign(features, name=None):
-    return num.softsign(require(to_core(features), FLOAT, "softsign"))
 
 
 @unary("nn.log_softmax", lowers_to="log_softmax (composite)")
@@ -135,7 +114,7 @@ def _weighted_xent(labels, logits, pos_weight, name=None):
 def _l2_loss(t, name=None):
     x = require(to_core(t), FLOAT, "l2_loss")
     s = num.sum(ops.mul(x, x))
-    return ops.div(s, _full(s, 2))
+    return ops.div(s, full_like(s, 2))
 
 
 @api("nn.bias_add", "add", tensors=("value", "bias"))

@@ -47,16 +47,15 @@ def _length(fft_length, default: int) -> int:
     return n
 
 
-@api("signal.fft", "fft (FFT)", tensors=("input",))
-def _fft(input, name=None):  # noqa: A002
-    t = _complex(input, "fft")
-    return lc.ops.fft(t, fft_type="FFT", fft_lengths=(t.shape[-1],))
+def _transform(fft_type: str, what: str):
+    def impl(input, name=None):  # noqa: A002
+        t = _complex(input, what)
+        return lc.ops.fft(t, fft_type=fft_type, fft_lengths=(t.shape[-1],))
+    return impl
 
 
-@api("signal.ifft", "fft (IFFT)", tensors=("input",))
-def _ifft(input, name=None):  # noqa: A002
-    t = _complex(input, "ifft")
-    return lc.ops.fft(t, fft_type="IFFT", fft_lengths=(t.shape[-1],))
+api("signal.fft", "fft (FFT)", tensors=("input",))(_transform("FFT", "fft"))
+api("signal.ifft", "fft (IFFT)", tensors=("input",))(_transform("IFFT", "ifft"))
 
 
 @patch("signal.rfft", "pad/slice, fft (RFFT)")
