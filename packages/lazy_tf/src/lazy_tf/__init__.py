@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (fill the table)
     _api_array,
     _api_bits,
     _api_functional,
+    _api_image,
     _api_linalg,
     _api_math,
     _api_nn,

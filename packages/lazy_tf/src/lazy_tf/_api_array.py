@@ -9,6 +9,7 @@ import numpy as np
 
 import lazycore as lc
 
+from ._api_math import composite
 from ._convert import np_dtype, same_dtype, static, static_int, to_core
 from ._indexing import key_to_static
 from ._table import INT, REAL, api, in_range, require
@@ -65,8 +66,7 @@ def _unstack(value, num=None, axis=0, name="unstack"):  # noqa: A002 - TF's para
     (a,) = lc.numeric.normalize_axes(static_int(axis), t.ndim, scalar_axes=())
     if num is not None and num != t.shape[a]:
         raise lc.ShapeError(f"num {num} does not match dimension {t.shape[a]}")
-    parts = lc.numeric.split_sizes(t, [1] * t.shape[a], a)
-    return [lc.numeric.squeeze(p, a) for p in parts]
+    return [lc.numeric.squeeze(p, a) for p in lc.numeric.split_sizes(t, [1] * t.shape[a], a)]
 
 
 @api("split", "slice", tensors=("value",))
@@ -142,21 +142,16 @@ def _roll(input, shift, axis, name=None):  # noqa: A002
     return num.roll(to_core(input), tuple(_int_list(shift)), tuple(_int_list(axis)))
 
 
-@api("identity", "(none)", tensors=("input",))
-def _identity(input, name=None):  # noqa: A002
-    return to_core(input)
-
-
-@api("stop_gradient", "stop_gradient", tensors=("input",))
-def _stop_gradient(input, name=None):  # noqa: A002
-    return ops.stop_gradient(to_core(input))
+for _tf, _lowers, _fn in [("identity", "(none)", lambda t: t),
+                          ("stop_gradient", "stop_gradient", ops.stop_gradient),
+                          ("rank", "constant (static rank)", lambda t: lc.constant(np.int32(t.ndim)))]:
+    api(_tf, _lowers, tensors=("input",))(composite(_fn, None, _tf))
 
 
 @api("broadcast_to", "broadcast_in_dim", tensors=("input",))
 def _broadcast_to(input, shape, name=None):  # noqa: A002
     t = to_core(input)
     shape = tuple(_int_list(shape))
-    num.broadcast_shapes(t.shape, shape)
     return num.broadcast_to(t, num.broadcast_shapes(t.shape, shape))
 
 
@@ -262,11 +257,6 @@ def _shape(input, out_type=None, name=None):  # noqa: A002
 @api("size", "constant (static size)", tensors=("input",))
 def _size(input, out_type=None, name=None):  # noqa: A002
     return lc.constant(np.asarray(to_core(input).size, dtype=np_dtype(out_type) or np.int32))
-
-
-@api("rank", "constant (static rank)", tensors=("input",))
-def _rank(input, name=None):  # noqa: A002
-    return lc.constant(np.int32(to_core(input).ndim))
 
 
 @api("boolean_mask", "gather (syncs the mask's count)", tensors=("tensor", "mask"))

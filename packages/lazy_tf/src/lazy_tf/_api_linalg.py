@@ -6,6 +6,7 @@ import numpy as np
 
 import lazycore as lc
 
+from ._api_math import composite
 from ._convert import np_dtype, same_dtype, static, static_int, to_core
 from ._table import FLOAT, INEXACT, NUMERIC, api, require
 
@@ -66,19 +67,18 @@ def _inv(input, adjoint=False, name=None):  # noqa: A002
     return ops.linalg_inv(_swap(t, True) if adjoint else t)
 
 
-@api("linalg.det", "linalg_det", tensors=("input",))
-def _det(input, name=None):  # noqa: A002
-    return ops.linalg_det(_square(to_core(input), "det"))
-
-
-@api("linalg.logdet", "logdet_cholesky (composite)", tensors=("matrix",))
-def _logdet(matrix, name=None):
-    return num.logdet_cholesky(_square(to_core(matrix), "logdet"))
-
-
-@api("linalg.cholesky", "linalg_cholesky", tensors=("input",))
-def _cholesky(input, name=None):  # noqa: A002
-    return ops.linalg_cholesky(_square(to_core(input), "cholesky"))
+# one-matrix APIs: (name, TF's parameter, lowering, computation)
+for _tf, _param, _lowers, _fn in [
+    ("linalg.det", "input", "linalg_det", lambda t: ops.linalg_det(_square(t, "det"))),
+    ("linalg.logdet", "matrix", "logdet_cholesky (composite)",
+     lambda t: num.logdet_cholesky(_square(t, "logdet"))),
+    ("linalg.cholesky", "input", "linalg_cholesky",
+     lambda t: ops.linalg_cholesky(_square(t, "cholesky"))),
+    ("linalg.eigh", "tensor", "linalg_eigh", lambda t: tuple(ops.linalg_eigh(_square(t, "eigh")))),
+    ("linalg.trace", "x", "diagonal, reduce_sum",
+     lambda t: num.sum(num.diagonal(require(t, NUMERIC, "trace"), 0, -2, -1), -1, dtype=t.dtype)),
+]:
+    api(_tf, _lowers, tensors=(_param,))(composite(_fn, None, _tf))
 
 
 @api("linalg.solve", "linalg_solve", tensors=("matrix", "rhs"))
@@ -100,14 +100,7 @@ def _triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
 @api("linalg.qr", "linalg_qr", tensors=("input",))
 def _qr(input, full_matrices=False, name=None):  # noqa: A002
     t = require(to_core(input), INEXACT, "qr")
-    q, r = ops.linalg_qr(t, mode="complete" if full_matrices else "reduced")
-    return q, r
-
-
-@api("linalg.eigh", "linalg_eigh", tensors=("tensor",))
-def _eigh(tensor, name=None):
-    w, v = ops.linalg_eigh(_square(to_core(tensor), "eigh"))
-    return w, v
+    return tuple(ops.linalg_qr(t, mode="complete" if full_matrices else "reduced"))
 
 
 @api("linalg.svd", "linalg_svd", tensors=("tensor",))
@@ -117,12 +110,6 @@ def _svd(tensor, full_matrices=False, compute_uv=True, name=None):
         return ops.linalg_svdvals(t)
     u, s, vh = ops.linalg_svd(t, full_matrices=bool(full_matrices))
     return s, u, _swap(vh, True)  # TF returns (s, u, v) with v, not v^H
-
-
-@api("linalg.trace", "diagonal, reduce_sum", tensors=("x",))
-def _trace(x, name=None):
-    t = require(to_core(x), NUMERIC, "trace")
-    return num.sum(num.diagonal(t, 0, -2, -1), -1, dtype=t.dtype)
 
 
 @api("linalg.diag_part", "gather (diagonal)", tensors=("input",))

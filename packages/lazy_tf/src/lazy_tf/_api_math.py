@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from functools import partial
 
@@ -10,7 +11,7 @@ import tensorflow as tf
 
 import lazycore as lc
 
-from ._convert import broadcast, np_dtype, same_dtype, static, to_core
+from ._convert import broadcast, np_dtype, same_dtype, static, static_int, to_core
 from ._table import (
     BOOL,
     FLOAT,
@@ -21,10 +22,12 @@ from ._table import (
     _operands,
     api,
     binary,
+    in_range,
     op_kernel,
     require,
     unary,
 )
+from ._tensor import is_lazy_class
 
 ops, num = lc.ops, lc.numeric
 
@@ -76,14 +79,10 @@ for _tf, _ok, _fn, _lowers in [
     ("math.log_sigmoid", FLOAT, lambda t: ops.neg(num.softplus(ops.neg(t))),
      "softplus (composite)"),
     ("math.ndtri", FLOAT, num.ndtri, "ndtri (composite)"),
+    ("math.round", None, lambda t: t if lc.dtypes.is_integer(t.dtype) else
+     ops.round_half_even(require(t, FLOAT, "round")), "round_half_even"),
 ]:
     unary(_tf, lowers_to=_lowers)(composite(_fn, _ok, _tf))
-
-
-@unary("math.round", lowers_to="round_half_even")
-def _round(x, name=None):
-    t = to_core(x)
-    return t if lc.dtypes.is_integer(t.dtype) else ops.round_half_even(require(t, FLOAT, "round"))
 
 
 @unary("cast", lowers_to="convert")
@@ -184,18 +183,6 @@ _TRUNCATED = {"int_div_by_zero": "raise", "error_type": _tf_error(tf.errors.Inte
               "error_message": "Integer division by zero"}
 
 
-@binary("div", lowers_to="floor_divide / div", kernel=True)
-def _div_v1(a, b):
-    if lc.dtypes.is_integer(a.dtype):
-        return num.floor_divide(a, b, **_DIVISION)
-    return ops.div(a, b)
-
-
-def _truncatemod_dtype(dtype) -> bool:
-    """TruncateMod's kernels: int32, int64 and floats (no 8/16-bit or unsigned ints)."""
-    return lc.dtypes.is_floating(dtype) or dtype in (np.int32, np.int64)
-
-
 def _zero_where(cond_zero, value, t):
     return ops.select(cond_zero, full_like(t, 0), value)
 
@@ -217,23 +204,18 @@ for _tf, _fn, _ok, _lowers in [
     ("floor_div", partial(num.floor_divide, **_DIVISION), REAL, "floor_divide (composite)"),
     ("math.floormod", partial(num.floor_mod, **_DIVISION), REAL, "floor_mod (composite)"),
     ("truncatediv", partial(num.trunc_divide, **_TRUNCATED), NUMERIC, "trunc_divide (composite)"),
-    ("truncatemod", partial(num.fmod, **_TRUNCATED), _truncatemod_dtype, "fmod (composite)"),
+    ("truncatemod", partial(num.fmod, **_TRUNCATED),  # TruncateMod: no 8/16-bit or unsigned ints
+     lambda d: lc.dtypes.is_floating(d) or d in (np.int32, np.int64), "fmod (composite)"),
     ("math.xlogy", partial(num.xlogy, zero_x_masks_nan=True), INEXACT, "xlogy (composite)"),
     ("math.xlog1py", partial(num.xlog1py, zero_x_masks_nan=True), INEXACT, "xlog1py (composite)"),
+    ("math.multiply_no_nan", lambda a, b: _zero_where(ops.eq(b, full_like(b, 0)), ops.mul(a, b), a),
+     INEXACT, "mul, select"),
+    ("math.xdivy", lambda a, b: _zero_where(ops.eq(a, full_like(a, 0)), ops.div(a, b), a),
+     INEXACT, "div, select"),
+    ("div", lambda a, b: num.floor_divide(a, b, **_DIVISION) if lc.dtypes.is_integer(a.dtype)
+     else ops.div(a, b), None, "floor_divide / div"),
 ]:
     binary(_tf, lowers_to=_lowers, kernel=True)(_checked(_fn, _ok, _tf.split(".")[-1]))
-
-
-@binary("math.multiply_no_nan", lowers_to="mul, select", kernel=True)
-def _multiply_no_nan(a, b):
-    require(a, INEXACT, "multiply_no_nan")
-    return _zero_where(ops.eq(b, full_like(b, 0)), ops.mul(a, b), a)
-
-
-@binary("math.xdivy", lowers_to="div, select", kernel=True)
-def _xdivy(a, b):
-    require(a, INEXACT, "xdivy")
-    return _zero_where(ops.eq(a, full_like(a, 0)), ops.div(a, b), a)
 
 
 @binary("math.scalar_mul", lowers_to="mul")
@@ -255,46 +237,38 @@ def _axes(axis, ndim):
     return num.normalize_axes(static(axis), ndim, scalar_axes=())
 
 
-def _reducer(name, core, check):
-    def impl(input_tensor, axis=None, keepdims=False, name=None):
-        t = require(to_core(input_tensor), check, name)
-        return num.reduce(core, t, _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
-    return impl
-
-
-for _tf, _core, _ok in [
-    ("math.reduce_sum", "reduce_sum", NUMERIC), ("math.reduce_prod", "reduce_prod", NUMERIC),
-    ("math.reduce_max", "reduce_max", REAL), ("math.reduce_min", "reduce_min", REAL),
-    ("math.reduce_all", "reduce_and", BOOL), ("math.reduce_any", "reduce_or", BOOL),
-]:
-    api(_tf, _core, tensors=("input_tensor",))(_reducer(_tf, _core, _ok))
-
-
-@api("math.reduce_mean", "reduce_sum, div", tensors=("input_tensor",))
-def _reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    t = require(to_core(input_tensor), NUMERIC, "reduce_mean")
-    axes = _axes(axis, t.ndim)
-    total = num.reduce("reduce_sum", t, axes, bool(keepdims), dtype=t.dtype)
+def _mean(t, axes, keepdims):
+    total = num.reduce("reduce_sum", t, axes, keepdims, dtype=t.dtype)
     n = math.prod([t.shape[a] for a in axes])
     return ops.div(total, full_like(total, n))  # integers: truncating, as TF
 
 
-@api("math.reduce_variance", "var (composite)", tensors=("input_tensor",))
-def _reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    t = require(to_core(input_tensor), INEXACT, "reduce_variance")
-    return num.var(t, _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
+def _reducer(name, reduce, check):
+    def impl(input_tensor, axis=None, keepdims=False, name=None):
+        t = require(to_core(input_tensor), check, name)
+        return reduce(t, _axes(axis, t.ndim), bool(keepdims))
+    return impl
 
 
-@api("math.reduce_std", "std (composite)", tensors=("input_tensor",))
-def _reduce_std(input_tensor, axis=None, keepdims=False, name=None):
-    t = require(to_core(input_tensor), INEXACT, "reduce_std")
-    return num.std(t, _axes(axis, t.ndim), bool(keepdims), dtype=t.dtype)
+def _core_reduce(op: str):
+    return lambda t, axes, keepdims: num.reduce(op, t, axes, keepdims, dtype=t.dtype)
 
 
-@api("math.reduce_logsumexp", "logsumexp (composite)", tensors=("input_tensor",))
-def _reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    t = require(to_core(input_tensor), FLOAT, "reduce_logsumexp")
-    return num.logsumexp(t, _axes(axis, t.ndim), bool(keepdims))
+for _tf, _lowers, _ok, _fn in [
+    ("math.reduce_sum", "reduce_sum", NUMERIC, _core_reduce("reduce_sum")),
+    ("math.reduce_prod", "reduce_prod", NUMERIC, _core_reduce("reduce_prod")),
+    ("math.reduce_max", "reduce_max", REAL, _core_reduce("reduce_max")),
+    ("math.reduce_min", "reduce_min", REAL, _core_reduce("reduce_min")),
+    ("math.reduce_all", "reduce_and", BOOL, _core_reduce("reduce_and")),
+    ("math.reduce_any", "reduce_or", BOOL, _core_reduce("reduce_or")),
+    ("math.reduce_mean", "reduce_sum, div", NUMERIC, _mean),
+    ("math.reduce_variance", "var (composite)", INEXACT,
+     lambda t, axes, keepdims: num.var(t, axes, keepdims, dtype=t.dtype)),
+    ("math.reduce_std", "std (composite)", INEXACT,
+     lambda t, axes, keepdims: num.std(t, axes, keepdims, dtype=t.dtype)),
+    ("math.reduce_logsumexp", "logsumexp (composite)", FLOAT, num.logsumexp),
+]:
+    api(_tf, _lowers, tensors=("input_tensor",))(_reducer(_tf.split(".")[-1], _fn, _ok))
 
 
 @api("math.reduce_euclidean_norm", "mul, reduce_sum, sqrt", tensors=("input_tensor",))
@@ -316,17 +290,15 @@ def _count_nonzero(input, axis=None, keepdims=None, dtype="int64", name=None):  
                       bool(keepdims), dtype=np_dtype(dtype))
 
 
-def _arg(core):
+def _arg(fn):
     def impl(input, axis=None, output_type="int64", name=None):  # noqa: A002
-        t = require(to_core(input), REAL, core)
-        a = 0 if axis is None else static(axis)
-        fn = num.argmax if core == "argmax" else num.argmin
-        return fn(t, axis=a, index_dtype=np_dtype(output_type))
+        t = require(to_core(input), REAL, fn.__name__)
+        return fn(t, axis=0 if axis is None else static(axis), index_dtype=np_dtype(output_type))
     return impl
 
 
-api("math.argmax", "argmax", tensors=("input",))(_arg("argmax"))
-api("math.argmin", "argmin", tensors=("input",))(_arg("argmin"))
+api("math.argmax", "argmax", tensors=("input",))(_arg(num.argmax))
+api("math.argmin", "argmin", tensors=("input",))(_arg(num.argmin))
 
 
 def _cumulative(core, check):
@@ -338,13 +310,7 @@ def _cumulative(core, check):
             return out
         # exclusive: shift by one along the axis, filling with the identity
         ident = {"cumsum": 0, "cumprod": 1, "cumlogsumexp": -np.inf}[core]
-        n = t.shape[a]
-        lo, hi = [0] * t.ndim, list(t.shape)
-        if reverse:
-            lo[a] = 1
-        else:
-            hi[a] = n - 1
-        kept = ops.slice(out, start_indices=tuple(lo), limit_indices=tuple(hi))
+        kept = num.getitem(out, (slice(None),) * a + (slice(1, None) if reverse else slice(None, -1),))
         pad = [(0, 0, 0)] * t.ndim
         pad[a] = (0, 1, 0) if reverse else (1, 0, 0)
         return ops.pad(kept, lc.scalar(ident, t.dtype), padding_config=tuple(pad))
@@ -363,10 +329,89 @@ def _add_n(inputs, name=None):  # IndexedSlices are densified (lazily: a segment
                       for t in inputs])
     if any(t.shape != ts[0].shape for t in ts):
         raise lc.ShapeError("add_n: all inputs must have the same shape")
-    out = ts[0]
-    for t in ts[1:]:
-        out = ops.add(out, t)
-    return out
+    return functools.reduce(ops.add, ts)
 
 
 api("__operators__.add", "add", tensors=("x", "y"), kernel=True)(op_kernel("add", NUMERIC))
+
+
+# -- segments: rows of ``data`` scattered into ``num_segments`` rows; a negative id drops
+# its row, an id >= num_segments raises as TF's CPU kernels do --------------------------
+def _scatter_rows(kind: str, x, ids, n: int):
+    rest = x.shape[ids.ndim:]
+    if kind in ("max", "min"):  # an empty segment: the dtype's lowest / highest value
+        info = np.finfo(x.dtype) if lc.dtypes.is_floating(x.dtype) else np.iinfo(x.dtype)
+        start = num.full((n,) + rest, info.min if kind == "max" else info.max, x.dtype)
+    else:
+        start = num.zeros((n,) + rest, x.dtype) if kind == "add" else num.ones((n,) + rest, x.dtype)
+    return ops.get(f"scatter_{kind}")(
+        start, num.reshape(ids, (ids.size, 1)), num.reshape(x, (ids.size,) + rest),
+        update_window_dims=tuple(range(1, 1 + len(rest))), inserted_window_dims=(0,),
+        scatter_dims_to_operand_dims=(0,), mode="fill")
+
+
+def _segment_mean(x, ids, n: int, root: bool):
+    """TF's unsorted_segment_mean / _sqrt_n: the sum over max(count, 1) (or its root)."""
+    count = _scatter_rows("add", num.ones(ids.shape, x.dtype), ids, n)
+    count = num.clamp(count, full_like(count, 1))
+    count = num.reshape(ops.sqrt(count) if root else count, (n,) + (1,) * (x.ndim - ids.ndim))
+    total = _scatter_rows("add", x, ids, n)
+    return ops.div(total, num.broadcast_to(count, total.shape))
+
+
+def _unsorted_segment(kind: str, dtypes):
+    def impl(data, segment_ids, num_segments, name=None):
+        x, ids = require(to_core(data), dtypes, "data"), require(to_core(segment_ids), INT, "ids")
+        n = static_int(num_segments)
+        if x.shape[:ids.ndim] != ids.shape:
+            raise ValueError(f"segment_ids {ids.shape} are not a prefix of data {x.shape}")
+        out = _segment_mean(x, ids, n, kind == "sqrt_n") if kind in ("mean", "sqrt_n") else \
+            _scatter_rows(kind, x, ids, n)
+        return in_range(num.clamp(ids, full_like(ids, 0)), n, out, f"UnsortedSegment{kind.title()}",
+                        f"segment_ids are not in [0, {n})")
+    return impl
+
+
+for _kind, _core, _ok in [("sum", "add", NUMERIC), ("prod", "mul", NUMERIC), ("max", "max", REAL),
+                          ("min", "min", REAL), ("mean", "mean", FLOAT), ("sqrt_n", "sqrt_n", FLOAT)]:
+    api(f"math.unsorted_segment_{_kind}", "scatter_add, div" if _kind in ("mean", "sqrt_n") else f"scatter_{_core}",
+        tensors=("data", "segment_ids"))(_unsorted_segment(_core, _ok))
+
+
+def _higher_scores(p, t):
+    """How many classes score strictly higher than each row's target class."""
+    own = num.take_along_axis(p, num.expand_dims(t, 1), 1)
+    return num.sum(ops.gt(p, num.broadcast_to(own, p.shape)), 1, dtype=np.int64)
+
+
+@api("math.in_top_k", "take_along_axis, gt, reduce_sum", tensors=("targets", "predictions"))
+def _in_top_k(targets, predictions, k, name=None):
+    """TF's InTopKV2: fewer than ``k`` classes score strictly higher than the target; a
+    target out of range or a row with a non-finite score is False."""
+    p = require(to_core(predictions), lambda d: d == np.float32, "in_top_k predictions")
+    t = require(to_core(targets), INT, "in_top_k targets")
+    if p.ndim != 2 or t.shape != p.shape[:1]:
+        raise ValueError(f"in_top_k: targets {t.shape} do not match predictions {p.shape}")
+    above = _higher_scores(p, t)
+    known_class = ops.eq(num.clamp(t, full_like(t, 0), full_like(t, p.shape[1] - 1)), t)
+    return num.all(num.stack([known_class, num.all(num.isfinite(p), 1),
+                              ops.lt(above, full_like(above, static_int(k)))], 0), 0)
+
+
+def _host_bounds(v):
+    """(min, max) of a value the host knows (eager, or a lazy integer constant), else None."""
+    if not is_lazy_class(v.__class__):
+        values = np.asarray(v)
+        return (values.min(), values.max()) if values.size else None
+    t = to_core(v)
+    return lc.checks.known_range(t) if INT(t.dtype) else None
+
+
+@api("debugging.assert_greater", "(checked on the host)", tensors=("x", "y"))
+def _assert_greater(x, y, message=None, summarize=None, name=None):
+    """Decided at the call when the host knows both values and every ``x`` is above
+    every ``y`` (Keras's ``max`` asserts a static size > 0); else TF's own op, eagerly."""
+    num.broadcast_shapes(to_core(x).shape, to_core(y).shape)
+    a, b = _host_bounds(x), _host_bounds(y)
+    if a is None or b is None or a[0] <= b[1]:
+        raise NotImplementedError("assert_greater on values the host does not know")

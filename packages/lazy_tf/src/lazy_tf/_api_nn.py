@@ -110,11 +110,8 @@ def _weighted_xent(labels, logits, pos_weight, name=None):
     return num.sigmoid_cross_entropy(x, z, pos_weight=q)
 
 
-@api("nn.l2_loss", "mul, reduce_sum", tensors=("t",))
-def _l2_loss(t, name=None):
-    x = require(to_core(t), FLOAT, "l2_loss")
-    s = num.sum(ops.mul(x, x))
-    return ops.div(s, full_like(s, 2))
+api("nn.l2_loss", "mul, reduce_sum", tensors=("t",))(composite(
+    lambda x: ops.div(num.sum(ops.mul(x, x)), lc.scalar(2, x.dtype)), FLOAT, "nn.l2_loss"))
 
 
 @api("nn.bias_add", "add", tensors=("value", "bias"))
@@ -196,7 +193,8 @@ def _channels_last(data_format) -> None:
         raise NotImplementedError("channels-first layouts run eagerly")
 
 
-def _conv(x, w, strides, padding, dilations, nd):
+def _conv(x, w, strides, padding, dilations, nd, data_format=None):
+    _channels_last(data_format)
     t, k = same_dtype(x, w)
     require(t, FLOAT, "conv")
     if t.ndim != nd + 2 or k.ndim != nd + 2:
@@ -213,23 +211,21 @@ def _conv(x, w, strides, padding, dilations, nd):
 @api("nn.conv2d", "conv_general_dilated", tensors=("input", "filters"))
 def _conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
             name=None):
-    _channels_last(data_format)
-    return _conv(input, filters, strides, padding, dilations, 2)
+    return _conv(input, filters, strides, padding, dilations, 2, data_format)
 
 
 @api("nn.conv1d", "conv_general_dilated", tensors=("input", "filters"))
 def _conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  # noqa: A002
             name=None):
-    _channels_last(data_format)
-    return _conv(input, filters, stride, padding, dilations, 1)
+    return _conv(input, filters, stride, padding, dilations, 1, data_format)
 
 
 @api("nn.convolution", "conv_general_dilated", tensors=("input", "filters"))
 def _convolution(input, filters, strides=None, padding="VALID", data_format=None,  # noqa: A002
                  dilations=None, name=None):
-    _channels_last(data_format)
     nd = to_core(input).ndim - 2
-    return _conv(input, filters, 1 if strides is None else strides, padding, dilations, nd)
+    return _conv(input, filters, 1 if strides is None else strides, padding, dilations, nd,
+                 data_format)
 
 
 def _pool(kind, x, ksize, strides, padding, data_format, nd=None):
@@ -303,12 +299,11 @@ for _name in ("nn.conv_transpose", "nn.conv1d_transpose", "nn.conv2d_transpose",
 def _depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
                       dilations=None, name=None):
     """filter [h, w, in, multiplier] = a grouped conv with one group per input channel."""
-    _channels_last(data_format)
     t, k = same_dtype(input, filter)
     if k.ndim != 4 or t.ndim != 4 or k.shape[2] != t.shape[3]:
         raise ValueError(f"depthwise_conv2d: filter {k.shape} does not fit input {t.shape}")
     w = ops.reshape(k, new_sizes=(k.shape[0], k.shape[1], 1, k.shape[2] * k.shape[3]))
-    return _conv(t, w, strides, padding, dilations, 2)
+    return _conv(t, w, strides, padding, dilations, 2, data_format)
 
 
 @api("nn.separable_conv2d", "conv_general_dilated (feature groups, then 1x1)",

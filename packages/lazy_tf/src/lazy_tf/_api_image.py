@@ -1,0 +1,140 @@
+"""tf.image on static shapes: resize (bilinear, nearest), flips, crops and pads,
+total variation.
+
+Images are ``[batch,] height, width, channels``. A resize is separable: along each
+spatial axis an output pixel reads a few input pixels at indices and weights the host
+computes with TF's own half-pixel-center formulas in float32, so the value, and its
+gradient (the core's autodiff of the gathers), are those of TF's kernels. Where a call
+is outside what is traced here (``antialias``, the bicubic, area and
+scale-and-translate kernels) it runs eagerly (a counted fallback); a ValueError here
+re-runs the call in TF, which raises its own error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import lazycore as lc
+
+from ._api_math import composite
+from ._convert import static, static_int, to_core
+from ._table import REAL, api, require
+
+ops, num = lc.ops, lc.numeric
+_PIXELS = lambda d: REAL(d) and d not in (np.uint32, np.uint64)  # noqa: E731 - TF's resize types
+_F32 = np.float32
+
+
+def _image(image, what: str = "image") -> lc.Tensor:
+    t = to_core(image)
+    if t.ndim not in (3, 4):
+        raise ValueError(f"'{what}' must have either 3 or 4 dimensions.")
+    return t
+
+
+def _taps(method: str, n_in: int, n_out: int) -> list:
+    """[(input indices, weights or None)] per output pixel of one axis (TF's kernels)."""
+    scale, out = _F32(n_in) / _F32(n_out), np.arange(n_out, dtype=_F32)
+    if method == "nearest":
+        return [(np.clip(np.floor((out + _F32(0.5)) * scale), 0, n_in - 1).astype(np.int64), None)]
+    src = (out + _F32(0.5)) * scale - _F32(0.5)
+    lerp = src - np.floor(src)
+    return [(np.maximum(np.floor(src), 0).astype(np.int64), _F32(1) - lerp),
+            (np.minimum(np.ceil(src), n_in - 1).astype(np.int64), lerp)]
+
+
+def _resample(t: lc.Tensor, axis: int, method: str, n_out: int) -> lc.Tensor:
+    out = None
+    for index, weight in _taps(method, t.shape[axis], n_out):
+        v = num.take(t, lc.constant(index), axis)
+        if weight is not None:
+            shape = tuple(n_out if d == axis else 1 for d in range(t.ndim))
+            v = ops.mul(v, num.broadcast_to(lc.constant(weight.reshape(shape)), v.shape))
+        out = v if out is None else ops.add(out, v)
+    return out
+
+
+@api("image.resize", "gather, mul, add (TF's half-pixel taps)", tensors=("images",))
+def _resize(images, size, method="bilinear", preserve_aspect_ratio=False, antialias=False,
+            name=None):
+    t, size, method = _image(images, "images"), static(size), str(method)
+    if method not in ("bilinear", "nearest") or antialias:
+        raise NotImplementedError(f"resize with method={method!r}, antialias={antialias}")
+    h, w = t.shape[-3], t.shape[-2]
+    if not isinstance(size, list) or len(size) != 2 or not all(isinstance(s, int) for s in size) \
+            or min(size + [h, w]) <= 0:
+        raise ValueError(f"cannot resize {t.shape} to {size}")
+    if preserve_aspect_ratio:
+        f = min(_F32(size[0]) / _F32(h), _F32(size[1]) / _F32(w))
+        size = [int(np.rint(f * _F32(h))), int(np.rint(f * _F32(w)))]
+    t = require(t, _PIXELS, "resize")
+    t = t if method == "nearest" else num.cast(t, np.float32)
+    return _resample(_resample(t, t.ndim - 3, method, size[0]), t.ndim - 2, method, size[1])
+
+
+for _tf, _from_end in [("image.flip_left_right", 2), ("image.flip_up_down", 3)]:  # width, height
+    api(_tf, "rev", tensors=("image",))(
+        composite(lambda t, k=_from_end: num.flip(_image(t), (t.ndim - k,)), None, _tf))
+
+
+def _box(t: lc.Tensor, top: int, left: int, height: int, width: int, pad: bool) -> lc.Tensor:
+    """Crop ``t`` to, or zero-pad it into, a box (TF's checks, as ValueError)."""
+    h, w = t.shape[-3], t.shape[-2]
+    inner, outer = ((h, w), (height, width)) if pad else ((height, width), (h, w))
+    if min(top, left) < 0 or min(inner) <= 0 or top + inner[0] > outer[0] or \
+            left + inner[1] > outer[1]:
+        raise ValueError(f"the box ({top}, {left}, {height}, {width}) does not fit the image")
+    if pad:
+        rows = ((0, 0, 0),) * (t.ndim - 3) + ((top, height - h - top, 0),
+                                               (left, width - w - left, 0), (0, 0, 0))
+        return ops.pad(t, lc.scalar(0, t.dtype), padding_config=rows)
+    return num.getitem(t, (Ellipsis, slice(top, top + height), slice(left, left + width),
+                           slice(None)))
+
+
+def _bounding_box(pad: bool):
+    def impl(image, offset_height, offset_width, target_height, target_width):
+        box = (static_int(v) for v in (offset_height, offset_width, target_height, target_width))
+        return _box(_image(image), *box, pad=pad)
+    return impl
+
+
+api("image.crop_to_bounding_box", "slice", tensors=("image",))(_bounding_box(False))
+api("image.pad_to_bounding_box", "pad", tensors=("image",))(_bounding_box(True))
+
+
+@api("image.resize_with_crop_or_pad", "slice, pad", tensors=("image",))
+def _resize_with_crop_or_pad(image, target_height, target_width):
+    t, th, tw = _image(image), static_int(target_height), static_int(target_width)
+    h, w = t.shape[-3], t.shape[-2]
+    cropped = _box(t, max((h - th) // 2, 0), max((w - tw) // 2, 0), min(th, h), min(tw, w), False)
+    return _box(cropped, max((th - h) // 2, 0), max((tw - w) // 2, 0), th, tw, True)
+
+
+@api("image.central_crop", "slice", tensors=("image",))
+def _central_crop(image, central_fraction):
+    f = float(static(central_fraction))
+    if not 0 < f <= 1:
+        raise ValueError("central_fraction must be within (0, 1]")
+    t = _image(image)
+    h, w = t.shape[-3], t.shape[-2]
+    top, left = int((h - h * f) / 2), int((w - w * f) / 2)
+    return t if f == 1 else _box(t, top, left, h - 2 * top, w - 2 * left, False)
+
+
+def _variation(t: lc.Tensor, after: tuple, before: tuple, axes) -> lc.Tensor:
+    """The sum over ``axes`` of |t[after] - t[before]| (neighbours along one axis)."""
+    step = ops.sub(num.getitem(t, after), num.getitem(t, before))
+    return num.sum(num.absolute(step), axes, dtype=t.dtype)
+
+
+@api("image.total_variation", "slice, sub, abs, reduce_sum", tensors=("images",))
+def _total_variation(images, name=None):
+    t = require(_image(images, "images"), lambda d: REAL(d) and not lc.dtypes.is_unsigned(d),
+                "total_variation")
+    axes, every = None if t.ndim == 3 else (1, 2, 3), slice(None)
+    down = _variation(t, (Ellipsis, slice(1, None), every, every),
+                      (Ellipsis, slice(None, -1), every, every), axes)
+    across = _variation(t, (Ellipsis, slice(1, None), every), (Ellipsis, slice(None, -1), every),
+                        axes)
+    return ops.add(down, across)
