@@ -1,4 +1,4 @@
-"""tf.image resizing/flips/crops, tf.math segment reductions and in_top_k on lazy tensors:
+"""tf.image resizing/flips/crops/grayscale, tf.math segment reductions and in_top_k on lazy tensors:
 values, dtypes, shapes and gradients equal eager TF's, with no fallback; a Keras model
 with Resizing/UpSampling2D/GlobalMaxPooling2D and top-k/AUC metrics trains without
 leaving the trace, as eager Keras does."""
@@ -24,6 +24,7 @@ CASES = {
     "resize bilinear up": lambda x: tf.image.resize(x, [8, 11]),
     "resize bilinear down": lambda x: tf.image.resize(x, [3, 4]),
     "resize nearest": lambda x: tf.image.resize(x, [9, 4], "nearest"),
+    "resize bicubic": lambda x: tf.image.resize(x, [8, 5], tf.image.ResizeMethod.BICUBIC),
     "resize aspect": lambda x: tf.image.resize(x, [10, 10], preserve_aspect_ratio=True),
     "flip_left_right": tf.image.flip_left_right,
     "flip_up_down": tf.image.flip_up_down,
@@ -32,6 +33,7 @@ CASES = {
     "pad_to_bounding_box": lambda x: tf.image.pad_to_bounding_box(x, 1, 0, 8, 9),
     "resize_with_crop_or_pad": lambda x: tf.image.resize_with_crop_or_pad(x, 8, 4),
     "central_crop": lambda x: tf.image.central_crop(x, 0.5),
+    "rgb_to_grayscale": tf.image.rgb_to_grayscale,
 }
 
 
@@ -50,7 +52,7 @@ def test_image_matches_eager_with_gradient(case, metrics):
     assert ltf.fallback_counts() == {}
 
 
-@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic"])
 def test_resize_integer_pixels_and_dtypes(method, metrics):
     for image in (U8, U8.astype(np.float64)):
         fn = lambda x: tf.image.resize(x, [4, 10], method)  # noqa: E731
@@ -66,6 +68,7 @@ def test_resize_integer_pixels_and_dtypes(method, metrics):
     lambda x: tf.image.crop_to_bounding_box(x, 2, 0, 4, 3),    # past the bottom
     lambda x: tf.image.pad_to_bounding_box(x, 0, 0, 4, 8),     # smaller than the image
     lambda x: tf.image.central_crop(x, 1.5),
+    lambda x: tf.image.rgb_to_grayscale(x[..., :2]),          # not 3 channels
 ])
 def test_image_errors_are_tf_errors(call):
     with pytest.raises(Exception) as eager_error:

@@ -42,8 +42,7 @@ def _matrix_transpose(a, name="matrix_transpose", conjugate=False):
     t = to_core(a)
     if t.ndim < 2:
         raise lc.ShapeError("matrix_transpose needs rank >= 2")
-    perm = list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2]
-    out = ops.transpose(t, permutation=tuple(perm))
+    out = ops.transpose(t, permutation=(*range(t.ndim - 2), t.ndim - 1, t.ndim - 2))
     return ops.conj(out) if conjugate and lc.dtypes.is_complex(out.dtype) else out
 
 

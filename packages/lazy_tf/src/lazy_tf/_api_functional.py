@@ -53,8 +53,7 @@ def _global_norm(t_list, name=None):
 @api("clip_by_global_norm", "global_norm, min, mul (TF's composition)", lists=("t_list",))
 def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     values = _sequence(t_list, "t_list")
-    if use_norm is None:
-        use_norm = global_norm_of(values)
+    use_norm = global_norm_of(values) if use_norm is None else use_norm
     one = tf.constant(1.0, dtype=use_norm.dtype)
     scale = clip_norm * tf.minimum(1.0 / use_norm, one / clip_norm)
     scale = scale + (use_norm - use_norm)  # NaN when the norm is inf or NaN, as in TF

@@ -1,11 +1,11 @@
-"""tf.image on static shapes: resize (bilinear, nearest), flips, crops and pads,
-total variation.
+"""tf.image on static shapes: resize (bilinear, nearest, bicubic), flips, crops and pads,
+total variation, rgb_to_grayscale.
 
 Images are ``[batch,] height, width, channels``. A resize is separable: along each
 spatial axis an output pixel reads a few input pixels at indices and weights the host
 computes with TF's own half-pixel-center formulas in float32, so the value, and its
 gradient (the core's autodiff of the gathers), are those of TF's kernels. Where a call
-is outside what is traced here (``antialias``, the bicubic, area and
+is outside what is traced here (``antialias``, the area and
 scale-and-translate kernels) it runs eagerly (a counted fallback); a ValueError here
 re-runs the call in TF, which raises its own error.
 """
@@ -18,7 +18,7 @@ import lazycore as lc
 
 from ._api_math import composite
 from ._convert import static, static_int, to_core
-from ._table import REAL, api, require
+from ._table import FLOAT, REAL, api, require
 
 ops, num = lc.ops, lc.numeric
 _PIXELS = lambda d: REAL(d) and d not in (np.uint32, np.uint64)  # noqa: E731 - TF's resize types
@@ -32,6 +32,18 @@ def _image(image, what: str = "image") -> lc.Tensor:
     return t
 
 
+def _keys_cubic(a: float = -0.5, size: int = 1024) -> np.ndarray:
+    """TF's bicubic coefficient table: [near, far] weights for offsets 0..1 in 1/1024
+    steps (float32 entries computed in double, as its kernel does)."""
+    x = (np.arange(size + 1) / size).astype(_F32).astype(np.float64)
+    far = (x + 1.0).astype(_F32).astype(np.float64)
+    return np.stack([((a + 2) * x - (a + 3)) * x * x + 1,
+                     ((a * far - 5 * a) * far + 8 * a) * far - 4 * a]).astype(_F32)
+
+
+_CUBIC = _keys_cubic()
+
+
 def _taps(method: str, n_in: int, n_out: int) -> list:
     """[(input indices, weights or None)] per output pixel of one axis (TF's kernels)."""
     scale, out = _F32(n_in) / _F32(n_out), np.arange(n_out, dtype=_F32)
@@ -39,8 +51,17 @@ def _taps(method: str, n_in: int, n_out: int) -> list:
         return [(np.clip(np.floor((out + _F32(0.5)) * scale), 0, n_in - 1).astype(np.int64), None)]
     src = (out + _F32(0.5)) * scale - _F32(0.5)
     lerp = src - np.floor(src)
-    return [(np.maximum(np.floor(src), 0).astype(np.int64), _F32(1) - lerp),
-            (np.minimum(np.ceil(src), n_in - 1).astype(np.int64), lerp)]
+    if method == "bilinear":
+        return [(np.maximum(np.floor(src), 0).astype(np.int64), _F32(1) - lerp),
+                (np.minimum(np.ceil(src), n_in - 1).astype(np.int64), lerp)]
+    # bicubic: 4 taps from the table; taps outside the image weigh 0, the rest renormalized
+    at, near, far = np.rint(lerp * _F32(1024)).astype(np.int64), _CUBIC[0], _CUBIC[1]
+    index = [np.floor(src).astype(np.int64) + k for k in (-1, 0, 1, 2)]
+    weights = [np.where((i >= 0) & (i < n_in), w, _F32(0)) for i, w in
+               zip(index, (far[at], near[at], near[1024 - at], far[1024 - at]), strict=True)]
+    total = weights[0] + weights[1] + weights[2] + weights[3]
+    scale = np.where(np.abs(total) >= 1000 * np.finfo(_F32).tiny, _F32(1) / total, _F32(1))
+    return [(np.clip(i, 0, n_in - 1), w * scale) for i, w in zip(index, weights, strict=True)]
 
 
 def _resample(t: lc.Tensor, axis: int, method: str, n_out: int) -> lc.Tensor:
@@ -58,7 +79,7 @@ def _resample(t: lc.Tensor, axis: int, method: str, n_out: int) -> lc.Tensor:
 def _resize(images, size, method="bilinear", preserve_aspect_ratio=False, antialias=False,
             name=None):
     t, size, method = _image(images, "images"), static(size), str(method)
-    if method not in ("bilinear", "nearest") or antialias:
+    if method not in ("bilinear", "nearest", "bicubic") or antialias:
         raise NotImplementedError(f"resize with method={method!r}, antialias={antialias}")
     h, w = t.shape[-3], t.shape[-2]
     if not isinstance(size, list) or len(size) != 2 or not all(isinstance(s, int) for s in size) \
@@ -138,3 +159,11 @@ def _total_variation(images, name=None):
     across = _variation(t, (Ellipsis, slice(1, None), every), (Ellipsis, slice(None, -1), every),
                         axes)
     return ops.add(down, across)
+
+
+@api("image.rgb_to_grayscale", "dot_general", tensors=("images",))
+def _rgb_to_grayscale(images, name=None):
+    """TF's weights, in float32 (integer pixels, which TF rescales, run eagerly)."""
+    t = require(to_core(images), FLOAT, "rgb_to_grayscale")
+    weights = lc.constant(np.array([[0.2989], [0.5870], [0.1140]], np.float32))
+    return num.cast(num.matmul(num.cast(t, np.float32), weights), t.dtype)

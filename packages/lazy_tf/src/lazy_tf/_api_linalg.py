@@ -27,10 +27,8 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint
     require(x, NUMERIC, "matmul")
     if x.ndim < 2 or y.ndim < 2:
         raise lc.ShapeError("matmul needs rank >= 2 operands")
-    if transpose_a or adjoint_a:
-        x = _swap(x, adjoint_a)
-    if transpose_b or adjoint_b:
-        y = _swap(y, adjoint_b)
+    x = _swap(x, adjoint_a) if transpose_a or adjoint_a else x
+    y = _swap(y, adjoint_b) if transpose_b or adjoint_b else y
     out = num.matmul(x, y)
     return out if output_type is None else num.cast(out, np_dtype(output_type))
 
@@ -39,8 +37,7 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint
 def _matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
             name=None):
     x, v = same_dtype(a, b)
-    if transpose_a or adjoint_a:
-        x = _swap(x, adjoint_a)
+    x = _swap(x, adjoint_a) if transpose_a or adjoint_a else x
     out = num.matmul(x, num.expand_dims(v, v.ndim))
     return num.squeeze(out, out.ndim - 1)
 
@@ -125,9 +122,8 @@ def _diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
     if static(k) != 0 or static(num_rows) != -1 or static(num_cols) != -1:
         raise NotImplementedError("diag with k/num_rows/num_cols runs eagerly")
     d = to_core(diagonal)
-    n = d.shape[-1]
-    shape = d.shape + (n,)
-    eye = num.broadcast_to(num.eye(n, dtype=np.bool_), shape)
+    shape = d.shape + (d.shape[-1],)
+    eye = num.broadcast_to(num.eye(d.shape[-1], dtype=np.bool_), shape)
     vals = num.broadcast_to(num.expand_dims(d, d.ndim), shape)
     return ops.select(eye, vals, num.zeros(shape, d.dtype))
 

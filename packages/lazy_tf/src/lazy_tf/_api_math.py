@@ -109,16 +109,15 @@ def _clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return ops.max(ops.min(x, hi), lo)
 
 
-@unary("zeros_like", lowers_to="broadcast_in_dim")
-def _zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002 - TF's parameter name
-    t = to_core(input)
-    return num.zeros(t.shape, np_dtype(dtype) or t.dtype)
+def _filled_like(value):
+    def impl(input, dtype=None, name=None, layout=None):  # noqa: A002 - TF's parameter name
+        t = to_core(input)
+        return num.full(t.shape, value, np_dtype(dtype) or t.dtype)
+    return impl
 
 
-@unary("ones_like", lowers_to="broadcast_in_dim")
-def _ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
-    t = to_core(input)
-    return num.ones(t.shape, np_dtype(dtype) or t.dtype)
+unary("zeros_like", lowers_to="broadcast_in_dim")(_filled_like(0))
+unary("ones_like", lowers_to="broadcast_in_dim")(_filled_like(1))
 
 
 # -- binary: one core op each ---------------------------------------------------------
@@ -285,8 +284,7 @@ def _reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
 @api("math.count_nonzero", "ne, reduce_sum", tensors=("input",))
 def _count_nonzero(input, axis=None, keepdims=None, dtype="int64", name=None):  # noqa: A002
     t = to_core(input)
-    nz = ops.ne(t, full_like(t, 0))
-    return num.reduce("reduce_sum", num.cast(nz, np_dtype(dtype)), _axes(axis, t.ndim),
+    return num.reduce("reduce_sum", num.cast(ops.ne(t, full_like(t, 0)), np_dtype(dtype)), _axes(axis, t.ndim),
                       bool(keepdims), dtype=np_dtype(dtype))
 
 
@@ -301,7 +299,7 @@ api("math.argmax", "argmax", tensors=("input",))(_arg(num.argmax))
 api("math.argmin", "argmin", tensors=("input",))(_arg(num.argmin))
 
 
-def _cumulative(core, check):
+def _cumulative(core, check, identity):
     def impl(x, axis=0, exclusive=False, reverse=False, name=None):
         t = require(to_core(x), check, core)
         (a,) = num.normalize_axes(static(axis), t.ndim, scalar_axes=())
@@ -309,18 +307,17 @@ def _cumulative(core, check):
         if not exclusive:
             return out
         # exclusive: shift by one along the axis, filling with the identity
-        ident = {"cumsum": 0, "cumprod": 1, "cumlogsumexp": -np.inf}[core]
         kept = num.getitem(out, (slice(None),) * a + (slice(1, None) if reverse else slice(None, -1),))
         pad = [(0, 0, 0)] * t.ndim
         pad[a] = (0, 1, 0) if reverse else (1, 0, 0)
-        return ops.pad(kept, lc.scalar(ident, t.dtype), padding_config=tuple(pad))
+        return ops.pad(kept, lc.scalar(identity, t.dtype), padding_config=tuple(pad))
     return impl
 
 
-api("math.cumsum", "cumsum", tensors=("x",))(_cumulative("cumsum", NUMERIC))
-api("math.cumprod", "cumprod", tensors=("x",))(_cumulative("cumprod", NUMERIC))
+api("math.cumsum", "cumsum", tensors=("x",))(_cumulative("cumsum", NUMERIC, 0))
+api("math.cumprod", "cumprod", tensors=("x",))(_cumulative("cumprod", NUMERIC, 1))
 api("math.cumulative_logsumexp", "cumlogsumexp", tensors=("x",))(
-    _cumulative("cumlogsumexp", FLOAT))
+    _cumulative("cumlogsumexp", FLOAT, -np.inf))
 
 
 @api("math.add_n", "add", lists=("inputs",))

@@ -52,23 +52,17 @@ def _silu(features, beta=1.0, name=None):
     return num.silu(t, num.broadcast_to(to_core(beta, t.dtype), t.shape))
 
 
-@unary("nn.log_softmax", lowers_to="log_softmax (composite)")
-def _log_softmax(logits, axis=None, name=None):
-    t = require(to_core(logits), FLOAT, "log_softmax")
-    _has_rank(t, "log_softmax")
-    return num.log_softmax(t, _axis(axis))
+def _softmax_like(fn, what: str):
+    def impl(logits, axis=None, name=None):
+        t = require(to_core(logits), FLOAT, what)
+        if t.ndim == 0:  # TF: logits must have at least one dimension
+            raise lc.ShapeError(f"{what}: logits must have >= 1 dimension, got shape []")
+        return fn(t, _axis(axis))
+    return impl
 
 
-@api("nn.softmax", "softmax (composite)", tensors=("logits",))
-def _softmax(logits, axis=None, name=None):
-    t = require(to_core(logits), FLOAT, "softmax")
-    _has_rank(t, "softmax")
-    return num.softmax(t, _axis(axis))
-
-
-def _has_rank(t, what):
-    if t.ndim == 0:  # TF: logits must have at least one dimension
-        raise lc.ShapeError(f"{what}: logits must have >= 1 dimension, got shape []")
+unary("nn.log_softmax", lowers_to="log_softmax (composite)")(_softmax_like(num.log_softmax, "log_softmax"))
+api("nn.softmax", "softmax (composite)", tensors=("logits",))(_softmax_like(num.softmax, "softmax"))
 
 
 @api("nn.sparse_softmax_cross_entropy_with_logits", "cross_entropy (composite)",

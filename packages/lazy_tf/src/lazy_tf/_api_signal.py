@@ -38,12 +38,12 @@ def _complex(x, what: str) -> lc.Tensor:
 
 
 def _length(fft_length, default: int) -> int:
-    if fft_length is None:
-        return default
-    n = static(fft_length)
+    n = default if fft_length is None else static(fft_length)
     n = n[0] if isinstance(n, list) and len(n) == 1 else n
     if not isinstance(n, int) or n < 0:
         raise lc.ShapeError(f"fft_length must be one non-negative length, got {fft_length!r}")
+    if n == 0:
+        raise NotImplementedError("a transform of length 0")
     return n
 
 
@@ -64,8 +64,6 @@ def _rfft(input_tensor, fft_length=None, name=None):
     if t.dtype not in _REAL or t.ndim < 1:
         raise lc.DTypeError(f"rfft expects a float32/float64 tensor of rank >= 1, got {t.dtype}")
     n = _length(fft_length, t.shape[-1])
-    if n == 0:
-        raise NotImplementedError("rfft of length 0")
     return lc.ops.fft(_fit_last(t, n), fft_type="RFFT", fft_lengths=(n,))
 
 
@@ -73,6 +71,4 @@ def _rfft(input_tensor, fft_length=None, name=None):
 def _irfft(input_tensor, fft_length=None, name=None):
     t = _complex(input_tensor, "irfft")
     n = _length(fft_length, 2 * (t.shape[-1] - 1))
-    if n == 0:
-        raise NotImplementedError("irfft of length 0")
     return lc.ops.fft(_fit_last(t, n // 2 + 1), fft_type="IRFFT", fft_lengths=(n,))
