@@ -69,3 +69,31 @@ def test_data_checks_are_rearmed_per_call():
     (bad,) = prog(lc.asarray(np.array([0, 5])))
     with pytest.raises(IndexError, match="index out of range"):
         lc.sync()
+
+
+def test_a_value_known_without_the_placeholders_is_observable_while_capturing():
+    """A bound computed from static shapes (``tf.shape(x)[1]`` in a tutorial's positional
+    embedding) is read while the graph is captured: the observation computes only it,
+    not the live values over placeholders, and takes none of the capture's checks
+    (they stay the capture's, re-armed per call), nor the checks pending before it."""
+    outer = lc.asarray(np.array([0, 7]))
+    lc.checks.index_in_range(outer, 3, IndexError, "outer index", op="take")
+    seen = []
+
+    def body(idx):
+        lc.checks.index_in_range(idx, 3, IndexError, "index out of range", op="take")
+        doubled = lc.ops.mul(idx, idx)  # live, over the placeholder
+        bound = lc.numeric.getitem(lc.constant(np.array([4, 2], np.int64)), 1)
+        seen.append(int(lc.to_numpy(lc.ops.add(bound, bound))))
+        return (doubled,)
+
+    prog = _capture(body, lc.Aval((2,), np.dtype("int64")))
+    assert seen == [4]
+    assert len(prog._checks) == 1
+    with pytest.raises(IndexError, match="outer index"):  # the check pending before it
+        lc.sync()
+    (good,) = prog(lc.asarray(np.array([0, 2])))
+    assert lc.to_numpy(good).tolist() == [0, 4]
+    prog(lc.asarray(np.array([0, 5])))
+    with pytest.raises(IndexError, match="index out of range"):
+        lc.sync()

@@ -350,3 +350,31 @@ def test_keras_step_under_tf_function_matches_eager_keras():
     for a, b in zip(lw, ew, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
     assert _capture.captures(step) == 1
+
+
+def test_slice_bound_from_tf_shape_inside_a_captured_function():
+    """The TF Transformer tutorial's positional embedding: ``pe[tf.newaxis, :length, :]``
+    with ``length = tf.shape(x)[1]``, after an embedding lookup (a gather whose bounds
+    check is pending while the function is captured). Reading the bound computes it
+    alone; the function is captured, not run on TensorFlow's graph."""
+    rng = np.random.default_rng(0)
+    pe = tf.constant(rng.standard_normal((16, 4)).astype(np.float32))
+    table = rng.standard_normal((10, 4)).astype(np.float32)
+    ids = np.array([[1, 2, 3], [4, 5, 9]])
+
+    def run(variable, const):
+        emb = variable(table)
+
+        @tf.function
+        def f(x):
+            h = tf.gather(emb, x)
+            length = tf.shape(x)[1]
+            return h + pe[tf.newaxis, :length, :]
+        return [np.asarray(f(const(ids))) for _ in range(2)]
+
+    eager = run(tf.Variable, tf.constant)
+    fallbacks = _count("tf_function_fallback")
+    lazy = run(ltf.Variable, ltf.constant)
+    assert _count("tf_function_fallback") == fallbacks
+    for a, b in zip(lazy, eager, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -19,6 +19,7 @@ import tensorflow as tf
 
 import lazycore as lc
 
+from . import _state
 from ._dtypes import to_tf
 
 _next_id = itertools.count(1).__next__
@@ -108,8 +109,7 @@ class LazyTensor(tf.experimental.ExtensionType):
     def __iter__(self):
         if self.shape.rank == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
-        for i in range(self.shape[0]):
-            yield self[i]
+        yield from (self[i] for i in range(self.shape[0]))
 
     __hash__ = None  # like tf.Tensor: unhashable (== is elementwise)
 
@@ -240,9 +240,11 @@ def handle(x) -> lc.Tensor:
 def observe(x, cause: str = "host_transfer") -> np.ndarray:
     """Host copy of a lazy value. Observing is a step barrier: every live pending value
     is computed in the same program, since TF programs have no explicit ``mark_step``
-    and variables updated in a loop would otherwise grow one ever longer graph."""
+    and variables updated in a loop would otherwise grow one ever longer graph. While a
+    ``tf.function`` is captured the live values include its placeholders, which hold no
+    value: only what ``x`` needs is computed (``tf.shape(x)[1]`` as a slice bound)."""
     h = handle(x) if x.__class__ is LazyTensor else x._read()
     cause = lc.diagnostics.observed_cause(cause)  # print / item / control_flow win
-    if h.is_pending:
+    if h.is_pending and _state.capture[0] is None:
         lc.sync(cause=cause)
     return np.asarray(lc.to_numpy(h, cause))

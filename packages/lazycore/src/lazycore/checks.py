@@ -44,10 +44,11 @@ class Check:
 
 
 PENDING: list[Check] = []  # registration order; a frontend may drop checks its failed call added
+CAPTURING = [0]  # > 0 while a graph is captured: its checks are the capture's, no sync's
 
 
 def pending() -> bool:
-    return bool(PENDING)
+    return bool(PENDING) and not CAPTURING[0]
 
 
 def require(bad, error_type, message: str, *, op: str, guards=()) -> None:
@@ -122,7 +123,7 @@ def index_in_range(index, size: int, error_type, message: str, *, op: str,
 def take(roots: list[Node]) -> list[Check] | None:
     """Move every pending check into this sync (returned): appends one root to ``roots``,
     their flags as one boolean vector, the program's last output."""
-    if not PENDING:
+    if not PENDING or CAPTURING[0]:
         return None
     checks = list(PENDING)
     PENDING.clear()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from . import metrics
+from . import config, metrics
 from .autodiff import _cut_program, interpret
 from .callsite import _call_site
 from .errors import LazyError
@@ -76,19 +76,23 @@ class Captured:
 def capturing():
     """While a graph is traced for ``Subprogram``: the pending-op limit does not cut the
     trace (a cut would sync the placeholders, which hold no value), and data checks the
-    ops register (index bounds) are collected, to be re-armed on every call."""
+    ops register (index bounds) are collected, to be re-armed on every call (checks
+    pending before it wait for the first sync after it). Observing a
+    value computes only what it needs (``observe="value"``): the live values include
+    the placeholders, so a shape-derived bound (``tf.shape(x)[1]``) stays computable."""
     from . import checks
 
     captured = Captured()
-    limit = metrics._pending_limit[0]
-    metrics._pending_limit[0] = 10**18
-    start = len(checks.PENDING)
+    limit, observe = metrics._pending_limit[0], config.settings.observe
+    metrics._pending_limit[0], config.settings.observe = 10**18, "value"
+    outer, checks.PENDING[:] = checks.PENDING[:], []  # a sync inside takes none of them
+    checks.CAPTURING[0] += 1
     try:
         yield captured
     finally:
-        metrics._pending_limit[0] = limit
-        captured.checks = checks.PENDING[start:]
-        del checks.PENDING[start:]
+        checks.CAPTURING[0] -= 1
+        metrics._pending_limit[0], config.settings.observe = limit, observe
+        captured.checks, checks.PENDING[:] = checks.PENDING[:], outer
 
 
 class Subprogram:
@@ -145,9 +149,7 @@ class Subprogram:
         from .checks import PENDING, Check
 
         results = values[:self.n_outputs]
-        site = self.site
-        if site is None:
-            site = _call_site()
+        site = self.site or _call_site()
         guards = tuple([r.node for r in results])
         for (error_type, message, op), flag in zip(self._checks, values[self.n_outputs:],
                                                    strict=True):
