@@ -152,3 +152,33 @@ def test_values_computed_before_the_tape_are_constants():
     lz, eager = _both(prog)
     assert lz[1] is None and eager[1] is None
     assert_same(lz[0], eager[0])
+
+
+def test_watched_eager_tensor_through_lazy_ops():
+    """The FGSM / saliency-map tutorials: ``tape.watch(image)`` on an eager tensor fed to
+    a model whose weights are lazy. The eager tensor is a source of the lazy graph (the
+    gradient matches TF's with a tf.Variable model); an unwatched one gets None, as in
+    TF; an eager ``tf.Variable`` read by lazy ops raises a clear error."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((3, 2)).astype(np.float32)
+    image = tf.constant(rng.standard_normal((4, 3)).astype(np.float32))
+    other = tf.constant(rng.standard_normal((4, 2)).astype(np.float32))
+
+    def run(w):
+        with tf.GradientTape() as tape:
+            tape.watch(image)
+            loss = tf.reduce_sum(tf.tanh(tf.matmul(image, w)) * other)
+        return tape.gradient(loss, [image, other])
+
+    (want, want_none) = run(tf.Variable(w0))
+    with ltf.GradientTape() as tape:
+        tape.watch(image)
+        loss = tf.reduce_sum(tf.tanh(tf.matmul(image, ltf.Variable(w0))) * other)
+    got, got_none = tape.gradient(loss, [image, other])
+    assert want_none is None and got_none is None
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-7)
+    eager_var = tf.Variable(w0)
+    with ltf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.matmul(lazy(image), eager_var))
+    with pytest.raises(ValueError, match="cannot differentiate with respect to"):
+        tape.gradient(loss, eager_var)

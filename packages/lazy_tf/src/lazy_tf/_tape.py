@@ -14,6 +14,7 @@ import weakref
 
 import tensorflow as tf
 from tensorflow.python.eager import backprop
+from tensorflow.python.framework.ops import EagerTensor
 
 import lazycore as lc
 
@@ -118,7 +119,9 @@ class GradientTape:
         for t in map(_unwrap, tf.nest.flatten(tensor)):
             if not isinstance(t, LazyTensor):
                 self._tf_tape.watch(t)  # TF's own value (or TF's error for anything else)
-            elif id(t) not in self._watched:
+            # an eager tensor is a source of the lazy graph too (FGSM, saliency maps):
+            # while this tape records, the lazy ops it enters use this one handle
+            if isinstance(t, LazyTensor | EagerTensor) and id(t) not in self._watched:
                 self._watched[id(t)] = t
                 self._read[id(t)] = lc.Tensor(to_core(t).node)
 
@@ -201,20 +204,18 @@ class GradientTape:
         targets = _flatten(target)
         flat_sources = [_unwrap(s) for s in _flatten(sources)]
         for s in flat_sources:
-            if not isinstance(s, LazyTensor):
+            if not isinstance(s, LazyTensor | EagerTensor):  # unwatched tensors: None
                 raise ValueError(f"ltf.GradientTape cannot differentiate with respect to "
                                  f"{type(s).__name__}; sources must be lazy tensors, "
-                                 "ltf.Variables or Keras variables created after "
-                                 "ltf.keras.enable()")
+                                 "watched eager tensors, ltf.Variables or Keras variables "
+                                 "created after ltf.keras.enable()")
         outs = [self._graph_handle(t) for t in targets]
-        cts = None
-        if output_gradients is not None:
-            cts = [None if g is None else to_core(g, o.dtype)
-                   for g, o in zip(tf.nest.flatten(output_gradients), outs, strict=True)]
+        cts = None if output_gradients is None else [
+            None if g is None else to_core(g, o.dtype)
+            for g, o in zip(tf.nest.flatten(output_gradients), outs, strict=True)]
         # only watched sources get gradients (TF returns None for the others)
-        watched = [id(s) in self._watched for s in flat_sources]
-        inputs = [self._graph_handle(s) if w else None
-                  for s, w in zip(flat_sources, watched, strict=True)]
+        inputs = [self._graph_handle(s) if id(s) in self._watched else None
+                  for s in flat_sources]
         active = [i for i in inputs if i is not None]
         grads = iter(lc.grad(outs, active, cts, constants=self._constants(), rows=True)
                      if active else [])
