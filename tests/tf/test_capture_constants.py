@@ -40,3 +40,16 @@ def test_python_scalars_of_a_captured_body_are_literals_of_its_program():
     assert not lc.settings.bake_scalars  # only while the body is traced
     uncaptured = _norm(ltf.constant(x))  # outside a capture scalars stay parameters
     assert _arguments(lc.debug.stablehlo_text([uncaptured])) > 1
+
+
+def test_a_python_number_argument_keeps_scalars_parameters():
+    """Each value of a Python number argument traces anew (TF's rule); kept as
+    parameters, those traces are one program (compiled once), not one per value."""
+    x = np.random.default_rng(1).standard_normal((4, 8)).astype(np.float32)
+    step = tf.function(lambda x, scale: _norm(x) * scale)
+    outs = [step(ltf.constant(x), s) for s in (0.5, 2.0)]
+    assert _capture.captures(step) == 2
+    assert lc.debug.graph_hash([outs[0]]) == lc.debug.graph_hash([outs[1]])
+    for out, s in zip(outs, (0.5, 2.0), strict=True):
+        np.testing.assert_allclose(out.numpy(), _norm(tf.constant(x)).numpy() * s, rtol=1e-5,
+                                   atol=1e-6)

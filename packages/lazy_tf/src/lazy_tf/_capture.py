@@ -17,6 +17,9 @@ program.
 * ``ltf.GradientTape`` inside the body records on the placeholders; a tape outside the
   call watches the variables the program reads and differentiates through the call.
 * Random draws get fresh keys from their own stream every call.
+* The body's Python scalars are constants of its program, as TF bakes them (XLA folds
+  them), unless a Python number is an argument: each value traces anew, and with the
+  scalars as parameters every such trace is one program, compiled once.
 * Python side effects run at trace time only, as in TF.
 * If the body needs a placeholder's value (a Python ``if`` on a tensor, an API that
   runs eagerly), runs a stateful TF op eagerly (``tf.random.normal`` on host values, a
@@ -233,8 +236,11 @@ class _Capture:
         _state.stopped[0] = 0
         outer, _state.capture[0] = _state.capture[0], tr
         # Python scalars are constants of the trace (TF bakes them too): literals XLA
-        # folds (an epsilon, a mean's 1/n), never a recompile (the trace is kept)
-        bake, lc.settings.bake_scalars = lc.settings.bake_scalars, True
+        # folds (an epsilon, a mean's 1/n), never a recompile (the trace is kept). Not
+        # when a Python number is an argument: each value traces anew (as in TF), and
+        # with parameters every such trace is the same program, compiled once
+        bake, lc.settings.bake_scalars = lc.settings.bake_scalars, not any(
+            type(x) in (int, float) for x in flat)
         counters = _stream_counters()
         op_callbacks.add_op_callback(tr.eager_op)
         try:
