@@ -1,4 +1,4 @@
-"""tf.image resizing/flips/crops/grayscale, tf.math segment reductions and in_top_k on lazy tensors:
+"""tf.image resizing/flips/crops/grayscale/standardization, tf.math segment reductions and in_top_k on lazy tensors:
 values, dtypes, shapes and gradients equal eager TF's, with no fallback; a Keras model
 with Resizing/UpSampling2D/GlobalMaxPooling2D and top-k/AUC metrics trains without
 leaving the trace, as eager Keras does."""
@@ -34,6 +34,7 @@ CASES = {
     "resize_with_crop_or_pad": lambda x: tf.image.resize_with_crop_or_pad(x, 8, 4),
     "central_crop": lambda x: tf.image.central_crop(x, 0.5),
     "rgb_to_grayscale": tf.image.rgb_to_grayscale,
+    "per_image_standardization": tf.image.per_image_standardization,
 }
 
 
@@ -57,6 +58,8 @@ def test_resize_integer_pixels_and_dtypes(method, metrics):
     for image in (U8, U8.astype(np.float64)):
         fn = lambda x: tf.image.resize(x, [4, 10], method)  # noqa: E731
         assert_same(fn(lazy(image)), fn(tf.constant(image)), rtol=2e-5, atol=1e-4)
+        standardized = tf.image.per_image_standardization
+        assert_same(standardized(lazy(image)), standardized(tf.constant(image)), atol=1e-5)
     assert ltf.fallback_counts() == {}
 
 

@@ -279,15 +279,14 @@ def _direction(direction) -> bool:
 
 @api("sort", "sort", tensors=("values",))
 def _sort(values, axis=-1, direction="ASCENDING", name=None):
-    t = require(to_core(values), REAL, "sort")
-    return num.sort(t, static_int(axis), descending=_direction(direction))
+    return num.sort(require(to_core(values), REAL, "sort"), static_int(axis),
+                    descending=_direction(direction))
 
 
 @api("argsort", "sort (with iota payload)", tensors=("values",))
 def _argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
-    t = require(to_core(values), REAL, "argsort")
-    return num.argsort(t, static_int(axis), descending=_direction(direction),
-                       index_dtype=np.int32)
+    return num.argsort(require(to_core(values), REAL, "argsort"), static_int(axis),
+                       descending=_direction(direction), index_dtype=np.int32)
 
 
 @api("math.top_k", "top_k", tensors=("input",))

@@ -1,5 +1,5 @@
 """tf.image on static shapes: resize (bilinear, nearest, bicubic), flips, crops and pads,
-total variation, rgb_to_grayscale.
+total variation, rgb_to_grayscale, per_image_standardization.
 
 Images are ``[batch,] height, width, channels``. A resize is separable: along each
 spatial axis an output pixel reads a few input pixels at indices and weights the host
@@ -167,3 +167,15 @@ def _rgb_to_grayscale(images, name=None):
     t = require(to_core(images), FLOAT, "rgb_to_grayscale")
     weights = lc.constant(np.array([[0.2989], [0.5870], [0.1140]], np.float32))
     return num.cast(num.matmul(num.cast(t, np.float32), weights), t.dtype)
+
+
+@api("image.per_image_standardization", "mean, std, max, sub, div", tensors=("image",))
+def _per_image_standardization(image):
+    """(x - mean) / max(std, 1/sqrt(pixels)) per image, in float32 (TF's composition)."""
+    t = to_core(image)
+    if t.ndim < 3:
+        raise ValueError(f"'image' must be at least three-dimensional, got shape {t.shape}")
+    x, axes = num.cast(t, np.float32), (-3, -2, -1)
+    mean, std = (num.broadcast_to(f(x, axes, keepdims=True), x.shape) for f in (num.mean, num.std))
+    floor = num.full(x.shape, _F32(1) / np.sqrt(_F32(np.prod(t.shape[-3:]))), np.float32)
+    return ops.div(ops.sub(x, mean), num.maximum(std, floor))

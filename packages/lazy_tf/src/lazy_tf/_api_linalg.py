@@ -96,8 +96,8 @@ def _triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
 
 @api("linalg.qr", "linalg_qr", tensors=("input",))
 def _qr(input, full_matrices=False, name=None):  # noqa: A002
-    t = require(to_core(input), INEXACT, "qr")
-    return tuple(ops.linalg_qr(t, mode="complete" if full_matrices else "reduced"))
+    return tuple(ops.linalg_qr(require(to_core(input), INEXACT, "qr"),
+                               mode="complete" if full_matrices else "reduced"))
 
 
 @api("linalg.svd", "linalg_svd", tensors=("tensor",))
@@ -144,14 +144,13 @@ def _norm_core(t, ord, axis, keepdims):
 
 @api("norm", "vector_norm (composite)", tensors=("tensor",))
 def _norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
-    t = require(to_core(tensor), INEXACT, "norm")
-    return _norm_core(t, ord, static(axis), bool(keepdims))
+    return _norm_core(require(to_core(tensor), INEXACT, "norm"), ord, static(axis), bool(keepdims))
 
 
 @api("math.l2_normalize", "l2_normalize (composite)", tensors=("x",))
 def _l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
-    t = require(to_core(x), FLOAT, "l2_normalize")
-    return num.l2_normalize(t, static(axis if dim is None else dim), float(epsilon))
+    return num.l2_normalize(require(to_core(x), FLOAT, "l2_normalize"),
+                            static(axis if dim is None else dim), float(epsilon))
 
 
 @api("linalg.pinv", "linalg_pinv", tensors=("a",))

@@ -238,8 +238,7 @@ def _axes(axis, ndim):
 
 def _mean(t, axes, keepdims):
     total = num.reduce("reduce_sum", t, axes, keepdims, dtype=t.dtype)
-    n = math.prod([t.shape[a] for a in axes])
-    return ops.div(total, full_like(total, n))  # integers: truncating, as TF
+    return ops.div(total, full_like(total, math.prod([t.shape[a] for a in axes])))  # ints truncate, as TF
 
 
 def _reducer(name, reduce, check):

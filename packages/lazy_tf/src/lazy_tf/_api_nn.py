@@ -152,8 +152,8 @@ def _dropout(x, rate, noise_shape=None, seed=None, name=None):
                          f"Received: rate={rate}")
     if rate == 0:
         return t
-    shape = None if noise_shape is None else tuple(int(s) for s in static(noise_shape))
-    return num.dropout(t, rate, next_key(seed), noise_shape=shape)
+    return num.dropout(t, rate, next_key(seed), noise_shape=None if noise_shape is None else
+                       tuple(int(s) for s in static(noise_shape)))
 
 
 # -- convolution and pooling (channels last, TF's default layouts) ---------------------
@@ -196,10 +196,9 @@ def _conv(x, w, strides, padding, dilations, nd, data_format=None):
     if t.shape[-1] % k.shape[-2]:
         raise lc.ShapeError(f"input depth {t.shape[-1]} is not a multiple of filter depth "
                             f"{k.shape[-2]}")
-    groups = t.shape[-1] // k.shape[-2]
     return num.conv(t, k, stride=_spatial(strides, nd, "strides"), padding=_padding(padding, nd),
                     dilation=_spatial(1 if dilations is None else dilations, nd, "dilations"),
-                    groups=groups, channels_last=True)
+                    groups=t.shape[-1] // k.shape[-2], channels_last=True)
 
 
 @api("nn.conv2d", "conv_general_dilated", tensors=("input", "filters"))
