@@ -143,3 +143,16 @@ def test_keras_model_trained_lazily_checkpoints_and_exports(lazy_keras, tmp_path
     served = loaded.serve(tf.constant(x))
     np.testing.assert_allclose(served.numpy(), eager_model.predict(x, verbose=0), rtol=1e-4,
                                atol=1e-6)
+
+
+def test_tf_saved_model_save_of_a_keras_model_trained_lazily(lazy_keras, tmp_path):
+    """``tf.saved_model.save(model)`` (the TF tutorials' export) writes the optimizer's
+    variables too; one never used in a graph (``iteration``) got its TF shadow created
+    inside the export graph, out of scope for the save (TypeError)."""
+    model, x = _trained()
+    tf.saved_model.save(model, str(tmp_path / "sm"))
+    served = tf.saved_model.load(str(tmp_path / "sm")).signatures["serving_default"]
+    got = next(iter(served(tf.constant(x)).values())).numpy()
+    ltf.keras.disable()
+    eager_model, _ = _trained()
+    np.testing.assert_allclose(got, eager_model.predict(x, verbose=0), rtol=1e-4, atol=1e-6)

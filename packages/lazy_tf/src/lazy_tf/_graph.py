@@ -196,8 +196,10 @@ def shadow(var) -> tf.Variable:
     d = var.__dict__
     s = d.get("_shadow")
     if s is None:
-        with ops.init_scope():  # the class itself: tf.function's creator scopes (a second
-            # trace of the function that "created a variable") are not involved
+        # the class itself: tf.function's creator scopes (a second trace of the function
+        # that "created a variable") are not involved; eager even inside a SavedModel's
+        # export graph (a plain Graph, which init_scope does not leave)
+        with ops.init_scope(), context.eager_mode():
             s = resource_variable_ops.ResourceVariable(
                 eager(var), trainable=var.trainable, name=var.name.split(":")[0])
         d["_shadow"] = s
