@@ -109,6 +109,14 @@ class LazyTensor(torch.Tensor):
             self._cell, self._lc, self._kind, self._ver = new._cell, new._lc, new._kind, new._ver
             self._math = new._math
 
+    def __deepcopy__(self, memo):
+        """torch's default deep-copies ``__dict__`` over its clone, this tensor's lazy state
+        included: the copy would share this tensor's device buffer, deleted once a sync
+        donates it. The copy takes a clone's state (the ``data`` setter's swap)."""
+        if id(self) not in memo:
+            super().__deepcopy__(memo).data = self.detach().clone()
+        return memo[id(self)]
+
     # -- observation (host side; syncs) -------------------------------------------
     @lc.diagnostics.observes("print")
     def __repr__(self, *, tensor_contents=None):

@@ -10,6 +10,7 @@ import lazycore as lc
 from .._convert import TO_NP, np_dtype
 
 D = lc.dtypes
+OPMATH = (D.float16, D.bfloat16)  # eager computes these in float32 and rounds once
 num = lc.numeric
 ops = lc.ops
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from .common import num, ops
+from .common import OPMATH, D, num, ops
 from .nn import _tname
 from .registry import lower
 
 
-def _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+@lower("convolution.default")
+def convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
     batched = x.ndim == w.ndim
     if not batched:
         x = ops.reshape(x, new_sizes=(1,) + x.shape)
@@ -23,23 +24,21 @@ def _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, gro
     if x.dtype != w.dtype:
         raise RuntimeError(f"Input type ({_tname(x.dtype)}) and weight type ({_tname(w.dtype)}) "
                            "should be the same")
+    dtype = x.dtype
+    if dtype in OPMATH:  # eager accumulates in float32, adds the bias, rounds once
+        x, w, bias = (t if t is None else num.cast(t, D.float32) for t in (x, w, bias))
     out = num.conv(x, w, stride=tuple(stride), padding=tuple((p, p) for p in padding),
                    dilation=tuple(dilation), groups=groups, transposed=transposed,
                    output_padding=tuple(output_padding), bias=bias, small_map_patches=True)
     if not batched:
         out = ops.reshape(out, new_sizes=out.shape[1:])
-    return out
-
-
-@lower("convolution.default")
-def convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    return _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return num.cast(out, dtype)
 
 
 @lower("convolution_backward.default")
 def convolution_backward(grad, x, w, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
-    out = _conv(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
+    out = convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
     gx, gw = lc.grad([out], [x, w], [grad])
     gb = None
     if output_mask[2]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import lazycore as lc
 
 from .._convert import np_dtype
-from .common import D, full_like, num, ops, wrap_dim
+from .common import OPMATH, D, full_like, num, ops, wrap_dim
 from .indexing import SELF_RANGE, checked
 from .random import GENERATOR
 from .registry import lower
@@ -34,19 +34,35 @@ def mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
                            f" and {b.shape[0]}x{b.shape[1]})")
     _same_dtype("mm", a, b)
-    return ops.dot_general(a, b, contracting=((1,), (0,)), batch=((), ()))
+    return _dot(a, b, ((1,), (0,)), ((), ()))
+
+
+def _dot(a, b, contracting, batch):
+    """Eager's CPU kernels multiply and sum float16/bfloat16 in float32, rounded once."""
+    acc = D.float32 if a.dtype in OPMATH else a.dtype
+    return num.cast(ops.dot_general(num.cast(a, acc), num.cast(b, acc), contracting=contracting,
+                                    batch=batch), a.dtype)
 
 
 def _scaled(x, factor):
     return x if factor == 1 else ops.mul(x, full_like(x, factor))
 
 
+def _plus_product(product, x, a, b, beta, alpha):
+    """``beta * x + alpha * product(a, b)``. Eager's CPU kernels round it once for float16
+    and bfloat16 operands: the products, their sum and the addition stay float32."""
+    dtype = a.dtype
+    if dtype in OPMATH and b.dtype == dtype:
+        a, b = num.cast(a, D.float32), num.cast(b, D.float32)
+    out = _scaled(product(a, b), alpha)
+    if beta != 0:
+        out = ops.add(out, num.broadcast_to(_scaled(num.cast(x, out.dtype), beta), out.shape))
+    return num.cast(out, dtype)
+
+
 @lower("addmm.default", "addmm_.default")
 def addmm(bias, a, b, *, beta=1, alpha=1):
-    out = _scaled(mm(a, b), alpha)
-    if beta == 0:
-        return out
-    return ops.add(out, num.broadcast_to(_scaled(num.cast(bias, out.dtype), beta), out.shape))
+    return _plus_product(mm, bias, a, b, beta, alpha)
 
 
 @lower("bmm.default")
@@ -58,13 +74,12 @@ def bmm(a, b):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _same_dtype("bmm", a, b)
-    return ops.dot_general(a, b, contracting=((2,), (1,)), batch=((0,), (0,)))
+    return _dot(a, b, ((2,), (1,)), ((0,), (0,)))
 
 
 @lower("baddbmm.default", "baddbmm_.default")
 def baddbmm(x, a, b, *, beta=1, alpha=1):
-    out = _scaled(bmm(a, b), alpha)
-    return out if beta == 0 else ops.add(out, num.broadcast_to(_scaled(x, beta), out.shape))
+    return _plus_product(bmm, x, a, b, beta, alpha)
 
 
 @lower("mv.default")
@@ -73,7 +88,7 @@ def mv(a, v):
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
                            f"{a.shape[1] if a.ndim > 1 else 0}), vec ({v.shape[0]})")
     _same_dtype("mv", a, v)
-    return ops.dot_general(a, v, contracting=((1,), (0,)), batch=((), ()))
+    return _dot(a, v, ((1,), (0,)), ((), ()))
 
 
 @lower("dot.default", "vdot.default")
@@ -119,7 +134,6 @@ def log_softmax(x, dim, half_to_float=False):
 # dispatch several ATen ops each). Covered: grad, output and input_dtype all one floating
 # dtype; half types compute in float32 and round once, as the decompositions do. Anything
 # else (mixed dtypes, broadcasting) returns NotImplemented: the decomposition runs.
-_OPMATH = (D.float16, D.bfloat16)
 
 
 def _softmax_grad_args(grad, output, dim, input_dtype):
@@ -128,29 +142,24 @@ def _softmax_grad_args(grad, output, dim, input_dtype):
             or np_dtype(input_dtype) != dt):
         return None
     axis = wrap_dim(dim, grad.ndim)
-    if dt in _OPMATH:
+    if dt in OPMATH:
         grad, output = num.cast(grad, D.float32), num.cast(output, D.float32)
     return grad, output, axis, dt
 
 
 @lower("_log_softmax_backward_data.default")
-def log_softmax_backward(grad, output, dim, input_dtype):
+def log_softmax_backward(grad, output, dim, input_dtype, log=True):
     covered = _softmax_grad_args(grad, output, dim, input_dtype)
     if covered is None:
         return NotImplemented
     g, out, axis, dt = covered
-    gi = num.softmax_backward(g, out, axis, log=True)
+    gi = num.softmax_backward(g, out, axis, log=log)
     return gi if gi.dtype == dt else num.cast(gi, dt)
 
 
 @lower("_softmax_backward_data.default")
 def softmax_backward(grad, output, dim, input_dtype):
-    covered = _softmax_grad_args(grad, output, dim, input_dtype)
-    if covered is None:
-        return NotImplemented
-    g, out, axis, dt = covered
-    gi = num.softmax_backward(g, out, axis)
-    return gi if gi.dtype == dt else num.cast(gi, dt)
+    return log_softmax_backward(grad, output, dim, input_dtype, log=False)
 
 
 @lower("threshold_backward.default")

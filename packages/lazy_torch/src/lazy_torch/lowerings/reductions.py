@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import D, default_float, num, ops, to_np, wrap_dim, wrap_dims
+from .common import OPMATH, D, default_float, num, ops, to_np, wrap_dim, wrap_dims
 from .registry import lower
 
 
@@ -50,8 +50,8 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     if not D.is_inexact(dt):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {_name(dt)}")
-    dims = wrap_dims(dim, x.ndim)
-    return num.mean(num.cast(x, dt), dims, keepdims=keepdim)
+    dims, acc = wrap_dims(dim, x.ndim), D.float32 if dt in OPMATH else dt
+    return num.cast(num.mean(num.cast(x, acc), dims, keepdims=keepdim), dt)
 
 
 def _name(dt):
@@ -123,14 +123,14 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _var(x, dim, unbiased, keepdim, correction):
-    if isinstance(unbiased, bool) and correction is None:
-        correction = 1 if unbiased else 0
     if correction is None:
-        correction = 1
+        correction = 0 if unbiased is False else 1
     dims = wrap_dims(dim, x.ndim)
     if not D.is_inexact(x.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    return num.var(x, dims, keepdims=keepdim, correction=correction)
+    acc = D.float32 if x.dtype in OPMATH else x.dtype
+    return num.cast(num.var(num.cast(x, acc), dims, keepdims=keepdim, correction=correction),
+                    x.dtype)
 
 
 @lower("std.correction", "std.dim", "std.default")
@@ -140,8 +140,7 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @lower("var_mean.correction")
 def var_mean(x, dim=None, *, correction=None, keepdim=False):
-    dims = wrap_dims(dim, x.ndim)
-    return _var(x, dim, None, keepdim, correction), num.mean(x, dims, keepdims=keepdim)
+    return _var(x, dim, None, keepdim, correction), mean(x, dim, keepdim)
 
 
 @lower("std_mean.correction")

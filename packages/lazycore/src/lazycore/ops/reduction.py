@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from jax import lax
 
-from ..dtypes import canonical
+from ..dtypes import bfloat16, canonical
 from ..errors import AxisError
 from ..ir import Aval
 from .registry import defop
@@ -23,9 +23,14 @@ def _reduce_rule(name, cls):
     return rule
 
 
+def _sum(x, axes):  # float16/bfloat16 accumulate in float32, rounded once (NumPy, PyTorch)
+    acc = np.float32 if x.dtype in (np.float16, bfloat16) else x.dtype
+    return lax.reduce_or(x, axes) if x.dtype == bool else lax.convert_element_type(
+        lax.reduce_sum(lax.convert_element_type(x, acc), axes), x.dtype)
+
+
 _REDUCERS = {
-    "reduce_sum": ("any", lambda x, axes: lax.reduce_or(x, axes) if x.dtype == bool
-                   else lax.reduce_sum(x, axes)),
+    "reduce_sum": ("any", _sum),
     "reduce_prod": ("any", lambda x, axes: lax.reduce_and(x, axes) if x.dtype == bool
                     else lax.reduce_prod(x, axes)),
     "reduce_max": ("ordered", lax.reduce_max),
