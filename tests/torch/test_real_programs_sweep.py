@@ -56,8 +56,9 @@ def check(program, exact=False, rtol=1e-4, atol=1e-5):
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_half_precision_rounds_once(dtype):
     """Eager's CPU kernels accumulate float16/bfloat16 in float32 and round the result once
-    (the bias of addmm/baddbmm/linear/conv included; sums, means and variances); rounding the
-    product before adding the bias, or accumulating a sum in the half type, differs."""
+    (the bias of addmm/baddbmm/linear/conv included; sums, means, variances; bfloat16 gelu
+    and last-dim softmax); rounding the product before the bias, or any intermediate,
+    differs."""
     a, w, b = (_data(*s, seed=i).to(dtype) for i, s in enumerate([(8, 512), (512, 16), (16,)]))
     x, k, cb = _data(2, 16, 9, 9, seed=3).to(dtype), _data(8, 16, 3, 3, seed=4).to(dtype), b[:8]
     big = _data(4, 8, 14, 14, seed=5).to(dtype)
@@ -71,6 +72,7 @@ def test_half_precision_rounds_once(dtype):
                F.conv2d(x_, k_, cb_), big_.sum((0, 2, 3)), big_.mean((0, 2, 3)),
                big_.var((0, 2, 3)), *torch.var_mean(big_, (0, 2, 3))]
         if dtype == torch.bfloat16:  # the bias gradient of a convolution is a sum
+            out += [F.gelu(big_), F.gelu(big_, approximate="tanh"), big_.softmax(-1)]
             cw = k_[:, :8].detach().requires_grad_()
             F.conv2d(g, cw, cb_.detach().requires_grad_()).sum().backward()
             out.append(cw.grad)

@@ -196,5 +196,11 @@ def to_np(dtype) -> np.dtype | None:
     return None if dtype is None else np_dtype(dtype)
 
 
+def in_opmath(fn, x, *args):
+    """``fn(x, *args)``; a float16/bfloat16 ``x`` computed in float32 and rounded once, as
+    eager's CPU kernels do (a composite would otherwise round every intermediate)."""
+    return num.cast(fn(num.cast(x, D.float32), *args), x.dtype) if x.dtype in OPMATH else fn(x, *args)
+
+
 def full_like(x: lc.Tensor, value, dtype=None) -> lc.Tensor:
     return num.full(x.shape, value, dtype or x.dtype)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import lazycore as lc
 
 from .._convert import np_dtype
-from .common import OPMATH, D, full_like, num, ops, wrap_dim
+from .common import OPMATH, D, full_like, in_opmath, num, ops, wrap_dim
 from .indexing import SELF_RANGE, checked
 from .random import GENERATOR
 from .registry import lower
@@ -109,7 +109,7 @@ def dot(a, b):
 def softmax(x, dim, half_to_float=False):
     if x.ndim == 0:
         return num.full((), 1, x.dtype)
-    return num.softmax(x, wrap_dim(dim, x.ndim))
+    return in_opmath(num.softmax, x, wrap_dim(dim, x.ndim))
 
 
 
@@ -127,7 +127,7 @@ def safe_softmax(x, dim, dtype=None):
 def log_softmax(x, dim, half_to_float=False):
     if x.ndim == 0:
         return num.full((), 0, x.dtype)
-    return num.log_softmax(x, wrap_dim(dim, x.ndim))
+    return in_opmath(num.log_softmax, x, wrap_dim(dim, x.ndim))
 
 
 # Backward of (log_)softmax and relu directly, instead of PyTorch's decompositions (which

@@ -17,6 +17,7 @@ from .common import (
     default_float,
     ew,
     full_like,
+    in_opmath,
     num,
     ops,
     promote,
@@ -472,12 +473,12 @@ def logaddexp2(x, y):
 
 @lower("gelu.default", "gelu_.default")
 def gelu(x, *, approximate="none"):
-    return num.gelu(x, approximate)
+    return in_opmath(num.gelu, x, approximate)
 
 
 @lower("silu.default", "silu_.default")
 def silu(x):
-    return num.silu(x)
+    return in_opmath(num.silu, x)
 
 
 @lower("prims.convert_element_type.default")
