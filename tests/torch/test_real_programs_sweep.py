@@ -56,9 +56,9 @@ def check(program, exact=False, rtol=1e-4, atol=1e-5):
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_half_precision_rounds_once(dtype):
     """Eager's CPU kernels accumulate float16/bfloat16 in float32 and round the result once
-    (the bias of addmm/baddbmm/linear/conv included; sums, means, variances; bfloat16 gelu
-    and last-dim softmax); rounding the product before the bias, or any intermediate,
-    differs."""
+    (the bias of addmm/baddbmm/linear/conv included; sums, means, variances, sigmoid, lerp,
+    addcmul/addcdiv with a float32 scalar, as optimizers use them; bfloat16 gelu and
+    last-dim softmax); rounding the product before the bias, or any intermediate, differs."""
     a, w, b = (_data(*s, seed=i).to(dtype) for i, s in enumerate([(8, 512), (512, 16), (16,)]))
     x, k, cb = _data(2, 16, 9, 9, seed=3).to(dtype), _data(8, 16, 3, 3, seed=4).to(dtype), b[:8]
     big = _data(4, 8, 14, 14, seed=5).to(dtype)
@@ -70,7 +70,10 @@ def test_half_precision_rounds_once(dtype):
                F.linear(a_, w_.T, b_), torch.baddbmm(b_[:4], a_.view(2, 4, 512), w_[:, :4]
                                                     .expand(2, 512, 4)),
                F.conv2d(x_, k_, cb_), big_.sum((0, 2, 3)), big_.mean((0, 2, 3)),
-               big_.var((0, 2, 3)), *torch.var_mean(big_, (0, 2, 3))]
+               big_.var((0, 2, 3)), *torch.var_mean(big_, (0, 2, 3)), big_.sigmoid(),
+               big_.lerp(big_.flip(0), 0.1), big_.lerp(big_.flip(0), big_.abs() / 4),
+               big_.addcmul(big_.flip(0), big_.flip(1), value=0.3),
+               big_.addcdiv(big_.flip(0), big_.abs() + 0.5, value=-0.01)]
         if dtype == torch.bfloat16:  # the bias gradient of a convolution is a sum
             out += [F.gelu(big_), F.gelu(big_, approximate="tanh"), big_.softmax(-1)]
             cw = k_[:, :8].detach().requires_grad_()

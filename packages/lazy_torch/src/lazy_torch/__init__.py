@@ -26,6 +26,9 @@ from .lowerings.random import manual_seed as _seed_lazy
 
 metrics = _lc.metrics
 
+# float16/bfloat16 round after every op, as eager's kernels do: XLA's default keeps float32
+# between fused ops ("excess precision"); read when JAX creates its CPU client
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_allow_excess_precision=false"
 _lc.register_internal_path(os.path.dirname(os.path.abspath(__file__)))
 _lc.register_internal_path(os.path.dirname(os.path.abspath(_torch.__file__)))
 _DEVICE = _device.setup()

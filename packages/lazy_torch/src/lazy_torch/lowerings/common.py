@@ -196,10 +196,16 @@ def to_np(dtype) -> np.dtype | None:
     return None if dtype is None else np_dtype(dtype)
 
 
+def opmath(dt) -> np.dtype:
+    """Where eager's CPU kernels compute ``dt``: float16/bfloat16 in float32 (with Python
+    scalars at that precision), rounded once at the end; a composite computed in the half
+    type would round every intermediate."""
+    return D.float32 if dt in OPMATH else dt
+
+
 def in_opmath(fn, x, *args):
-    """``fn(x, *args)``; a float16/bfloat16 ``x`` computed in float32 and rounded once, as
-    eager's CPU kernels do (a composite would otherwise round every intermediate)."""
-    return num.cast(fn(num.cast(x, D.float32), *args), x.dtype) if x.dtype in OPMATH else fn(x, *args)
+    """``fn(x, *args)`` computed in ``opmath(x.dtype)``, rounded once."""
+    return num.cast(fn(num.cast(x, opmath(x.dtype)), *args), x.dtype)
 
 
 def full_like(x: lc.Tensor, value, dtype=None) -> lc.Tensor:

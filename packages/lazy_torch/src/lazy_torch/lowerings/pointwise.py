@@ -19,6 +19,7 @@ from .common import (
     full_like,
     in_opmath,
     num,
+    opmath,
     ops,
     promote,
     to_np,
@@ -51,7 +52,7 @@ def _unary(core, kind):
     def fn(x):
         if kind == INT_TO_FLOAT and not D.is_inexact(x.dtype):
             x = num.cast(x, default_float())
-        return ops.get(core)(x)
+        return in_opmath(ops.get(core), x)
     return fn
 
 
@@ -171,14 +172,6 @@ def signbit(x):
 
 
 # -- binary -----------------------------------------------------------------------------------
-
-def _alpha(y, alpha):
-    if alpha is None or alpha == 1:
-        return y
-    if isinstance(y, lc.Tensor):
-        return ew("mul", y, alpha)
-    return y * alpha
-
 
 @lower("add.Tensor", "add_.Tensor", "add.Scalar", "add_.Scalar")
 def add(x, y, *, alpha=1):
@@ -408,19 +401,20 @@ def lerp(x, end, weight):
         kernel = "lerp_kernel_tensor" if isinstance(weight, lc.Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype}\'')
     dt = compute_dtype([x, end])
-    a, b = promote([x, end], dtype=dt)
+    a, b = promote([x, end], dtype=opmath(dt))
     if isinstance(weight, float | int) and not D.is_complex(dt):
-        return num.lerp(a, b, weight)
-    w = num.cast(weight, dt) if isinstance(weight, lc.Tensor) else num.full(a.shape, weight, dt)
+        return num.cast(num.lerp(a, b, weight), dt)
+    w = num.cast(weight, a.dtype) if isinstance(weight, lc.Tensor) else num.full(a.shape, weight,
+                                                                               a.dtype)
     shape = num.broadcast_shapes(w.shape, a.shape)
     a, b, w = (num.broadcast_to(t, shape) for t in (a, b, w))
-    return num.lerp(a, b, w)
+    return num.cast(num.lerp(a, b, w), dt)
 
 
 @lower("addcmul.default", "addcmul_.default")
 def addcmul(x, t1, t2, *, value=1):
     dt = compute_dtype([x, t1, t2])
-    return num.addcmul(*promote([x, t1, t2], dtype=dt), value)
+    return num.cast(num.addcmul(*promote([x, t1, t2], dtype=opmath(dt)), value), dt)
 
 
 @lower("addcdiv.default", "addcdiv_.default")
@@ -430,7 +424,7 @@ def addcdiv(x, t1, t2, *, value=1):
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
                            "future release addcdiv will perform a true division of tensor1 and "
                            "tensor2.")
-    return num.addcdiv(*promote([x, t1, t2], dtype=dt), value)
+    return num.cast(num.addcdiv(*promote([x, t1, t2], dtype=opmath(dt)), value), dt)
 
 
 def _float_only(x, y, kernel):
