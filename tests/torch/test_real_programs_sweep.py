@@ -233,7 +233,9 @@ def test_ema_view_writes_and_checkpoint_round_trip():
             m[0].bias[3:5] = 7.0
             m[2].weight.t()[0].add_(1)
             m[0].weight.diagonal().fill_(-1)
+        F.cross_entropy(m(X.to(d)), Y.to(d)).backward()
         ema, ema_hand = AveragedModel(m, multi_avg_fn=get_ema_multi_avg_fn(0.9)), copy.deepcopy(m)
+        no_grads = [p.grad is None for p in ema_hand.parameters()]  # nn.Parameter's deepcopy
         opt = torch.optim.Adam(m.parameters(), lr=0.01)
         for _ in range(2):
             opt.zero_grad()
@@ -255,5 +257,6 @@ def test_ema_view_writes_and_checkpoint_round_trip():
         opt2.step()
         on_cpu = torch.load(io.BytesIO(buf.getvalue()), map_location="cpu")["model"]
         return (list(ema.parameters()), list(ema_hand.parameters()), list(m2.parameters()),
-                opt2.state_dict()["state"], [t.device.type for t in on_cpu.values()] == ["cpu"] * 4)
+                opt2.state_dict()["state"], [t.device.type for t in on_cpu.values()] == ["cpu"] * 4,
+                no_grads)
     check(program)

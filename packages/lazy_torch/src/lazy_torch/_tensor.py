@@ -112,9 +112,13 @@ class LazyTensor(torch.Tensor):
     def __deepcopy__(self, memo):
         """torch's default deep-copies ``__dict__`` over its clone, this tensor's lazy state
         included: the copy would share this tensor's device buffer, deleted once a sync
-        donates it. The copy takes a clone's state (the ``data`` setter's swap)."""
+        donates it. The copy takes a clone's state (the ``data`` setter's swap). A lazy
+        parameter is a LazyTensor marked ``_is_param``: nn.Parameter's copy has no grad."""
         if id(self) not in memo:
-            super().__deepcopy__(memo).data = self.detach().clone()
+            new = super().__deepcopy__(memo)
+            new.data = self.detach().clone()
+            if getattr(self, "_is_param", False):
+                new.grad = None
         return memo[id(self)]
 
     # -- observation (host side; syncs) -------------------------------------------
