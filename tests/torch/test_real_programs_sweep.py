@@ -50,7 +50,8 @@ def check(program, exact=False, rtol=1e-4, atol=1e-5):
         if exact:
             assert torch.equal(g, e), (i, (g.double() - e.double()).abs().max())
         else:
-            torch.testing.assert_close(g, e, rtol=rtol, atol=atol, msg=lambda m, i=i: f"item {i}: {m}")
+            torch.testing.assert_close(g, e, rtol=rtol, atol=atol, equal_nan=True,
+                                       msg=lambda m, i=i: f"item {i}: {m}")
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
@@ -140,8 +141,9 @@ def test_optimizer_step_idioms(name):
 
 
 def test_eval_loop_and_losses():
-    """model.eval() + no_grad accuracy via argmax/eq/sum().item(); cross_entropy with
-    label_smoothing, ignore_index, class weights and probability targets."""
+    """model.eval() + no_grad accuracy via argmax/eq/sum().item(), top-k of scores with a
+    NaN; cross_entropy with label_smoothing, ignore_index, class weights and probability
+    targets."""
     def program(d):
         torch.manual_seed(0)
         m, correct, out = _mlp().to(d).eval(), 0, []
@@ -158,6 +160,8 @@ def test_eval_loop_and_losses():
             loss = F.cross_entropy(logits, t, **kw)
             out += [loss, torch.autograd.grad(loss.sum(), logits)]
         out.append(F.cross_entropy(logits, _data(8, 5).softmax(-1).to(d), label_smoothing=0.1))
+        scores = torch.tensor([[0.5, float("nan"), 2.0, float("inf"), 0.5]]).to(d)
+        out += [*scores.topk(3), *scores.sort(descending=True)]  # NaN largest, as eager's
         return correct, out
     check(program)
 
