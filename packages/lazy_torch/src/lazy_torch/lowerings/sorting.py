@@ -13,7 +13,7 @@ def _sorted(x, d, descending):
     descending (the core's descending sort puts NaN last), by a leading is-NaN key."""
     if not (descending and D.is_floating(x.dtype)):
         return num.sort_with_indices(x, d, descending=descending, stable=True)
-    return ops.sort(ops.ne(x, x), x, ops.iota(dtype=D.int64, shape=x.shape, dimension=d),
+    return ops.sort(num.isnan(x), x, ops.iota(dtype=D.int64, shape=x.shape, dimension=d),
                     dimension=d, is_stable=True, num_keys=2, descending=True)[1:]
 
 
