@@ -56,7 +56,9 @@ def test_train_step_matches_tf_function_over_steps():
     np.testing.assert_allclose(lazy, eager, rtol=1e-5)
     for a, b in zip(lw, ew, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
-    assert l_traces == e_traces == 3
+    # TF's own count reads process state: after a lazy Keras fit in the same process its
+    # function traced this body a 4th time (with xdist, files share a worker in any order)
+    assert l_traces == 3 and e_traces >= 3
     assert _capture.captures(step) == 3
     assert _count("tf_function_call") - calls == 7   # every call captured, none fell back
 
