@@ -554,3 +554,16 @@ def test_complex_zero_base_powers_like_eager(dev, exponent):
     eager, lazy = compute(base), compute(base.to(dev)).cpu()
     assert lazy.dtype == eager.dtype
     torch.testing.assert_close(lazy, eager, equal_nan=True)
+
+
+@pytest.mark.parametrize("fn", [torch.vdot, torch.linalg.vecdot, torch.dot, torch.inner])
+def test_complex_dot_products_conjugate_as_eager(fn):
+    """``vdot``/``linalg.vecdot`` conjugate their first operand (``dot``/``inner`` do not);
+    vdot shared dot's lowering and silently skipped the conjugate."""
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(5, dtype=torch.complex64, generator=g)
+    b = torch.randn(5, dtype=torch.complex64, generator=g)
+    dev = lazy_torch.device()
+    torch.testing.assert_close(fn(a.to(dev), b.to(dev)).cpu(), fn(a, b))
+    real = torch.randn(5, generator=g)
+    torch.testing.assert_close(fn(real.to(dev), real.to(dev)).cpu(), fn(real, real))

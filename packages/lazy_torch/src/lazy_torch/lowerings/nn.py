@@ -91,7 +91,7 @@ def mv(a, v):
     return _dot(a, v, ((1,), (0,)), ((), ()))
 
 
-@lower("dot.default", "vdot.default")
+@lower("dot.default")
 def dot(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
@@ -101,6 +101,12 @@ def dot(a, b):
                            )
     _same_dtype("dot", a, b)
     return ops.dot_general(a, b, contracting=((0,), (0,)), batch=((), ()))
+
+
+@lower("vdot.default")
+def vdot(a, b):
+    """``sum(conj(a) * b)``: ``torch.vdot`` and ``torch.linalg.vecdot`` of complex vectors."""
+    return dot(ops.conj(a), b)
 
 
 # -- softmax ----------------------------------------------------------------------------
@@ -153,8 +159,7 @@ def log_softmax_backward(grad, output, dim, input_dtype, log=True):
     if covered is None:
         return NotImplemented
     g, out, axis, dt = covered
-    gi = num.softmax_backward(g, out, axis, log=log)
-    return gi if gi.dtype == dt else num.cast(gi, dt)
+    return num.cast(num.softmax_backward(g, out, axis, log=log), dt)
 
 
 @lower("_softmax_backward_data.default")
@@ -205,8 +210,7 @@ def max_pool_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil
 
 @lower("max_pool2d_with_indices_backward.default", "max_pool3d_with_indices_backward.default")
 def max_pool_backward(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    nd = len(x.shape) - (2 if x.ndim in (4, 5) else 1)
-    return num.max_pool_backward(grad, indices, x.shape, nd)
+    return num.max_pool_backward(grad, indices, x.shape, x.ndim - (2 if x.ndim in (4, 5) else 1))
 
 
 def _avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd):
@@ -231,8 +235,7 @@ def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode, count_
                         divisor_override):
     out = _avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                divisor_override, 2)
-    (gx,) = lc.grad([out], [x], [grad])
-    return gx
+    return lc.grad([out], [x], [grad])[0]
 
 
 # -- normalization -----------------------------------------------------------------------------
