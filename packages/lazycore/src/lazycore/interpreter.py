@@ -204,33 +204,29 @@ for _name, _fn in {
     "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
     "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
     "rsqrt": lambda x: 1 / np.sqrt(x),
+    "div": np.true_divide,  # integers: XLA rounds toward zero
+    "pow": np.power,
 }.items():
     KERNELS[_name] = _ufunc(_fn, _FLOAT)
-KERNELS["logistic"] = _ufunc(lambda x: 1 / (1 + np.exp(-x)), "f")
 for _name, _fn in {"floor": np.floor, "ceil": np.ceil, "round_half_even": np.rint,
-                   "is_finite": np.isfinite, "rem": np.fmod, "atan2": np.arctan2}.items():
+                   "is_finite": np.isfinite, "rem": np.fmod, "atan2": np.arctan2,
+                   "logistic": lambda x: 1 / (1 + np.exp(-x))}.items():
     KERNELS[_name] = _ufunc(_fn, "f")
-KERNELS["neg"] = _ufunc(np.negative, "iufc")
-KERNELS["abs"] = _ufunc(np.abs, "iufc")
+for _name, _fn in {"neg": np.negative, "abs": np.abs, "sub": np.subtract}.items():
+    KERNELS[_name] = _ufunc(_fn, "iufc")
 KERNELS["sign"] = _ufunc(np.sign, "iuf")
-KERNELS["stop_gradient"] = _ufunc(lambda x: x, "biufc")
-KERNELS["real"] = _ufunc(np.real, "biufc")
-KERNELS["conj"] = _ufunc(np.conj, "biufc")
-KERNELS["imag"] = _ufunc(lambda x: np.imag(x) if x.dtype.kind == "c" else np.zeros_like(x),
-                         "biufc")
-KERNELS["add"] = _ufunc(lambda x, y: np.logical_or(x, y) if x.dtype == bool else x + y, "biufc")
-KERNELS["mul"] = _ufunc(lambda x, y: np.logical_and(x, y) if x.dtype == bool else x * y,
-                        "biufc")
-KERNELS["sub"] = _ufunc(np.subtract, "iufc")
-KERNELS["div"] = _ufunc(np.true_divide, _FLOAT)  # integers: XLA rounds toward zero
-KERNELS["pow"] = _ufunc(np.power, _FLOAT)
 KERNELS["max"] = _ufunc(np.maximum, "biuf")
 KERNELS["min"] = _ufunc(np.minimum, "biuf")
 for _name, _fn in {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
                    "not": np.invert}.items():
     KERNELS[_name] = _ufunc(_fn, "biu")
 for _name, _fn in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-                   "gt": np.greater, "ge": np.greater_equal}.items():
+                   "gt": np.greater, "ge": np.greater_equal, "stop_gradient": lambda x: x,
+                   "real": np.real, "conj": np.conj,
+                   "imag": lambda x: np.imag(x) if x.dtype.kind == "c" else np.zeros_like(x),
+                   "add": lambda x, y: np.logical_or(x, y) if x.dtype == bool else x + y,
+                   "mul": lambda x, y: np.logical_and(x, y) if x.dtype == bool else x * y,
+                   }.items():
     KERNELS[_name] = _ufunc(_fn, "biufc")
 
 

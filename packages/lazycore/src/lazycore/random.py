@@ -14,6 +14,12 @@ from .tensor import Tensor
 from .trace import scalar
 
 
+def _affine(x: Tensor, scale: float, shift: float) -> Tensor:
+    from .composites.broadcasting import full
+
+    return ops.add(ops.mul(x, full(x.shape, scale, x.dtype)), full(x.shape, shift, x.dtype))
+
+
 class Generator:
     draws = 0  # keys made by every generator: ``loops.scan`` refuses a body that draws
 
@@ -34,19 +40,11 @@ class Generator:
 
     def uniform(self, shape, dtype=np.float32, low=0.0, high=1.0) -> Tensor:
         u = ops.random_uniform(self.next_key(), shape=tuple(shape), dtype=dtype)
-        if (low, high) == (0.0, 1.0):
-            return u
-        from .composites.broadcasting import full
-
-        return ops.add(ops.mul(u, full(u.shape, high - low, u.dtype)), full(u.shape, low, u.dtype))
+        return u if (low, high) == (0.0, 1.0) else _affine(u, high - low, low)
 
     def normal(self, shape, dtype=np.float32, mean=0.0, std=1.0) -> Tensor:
         z = ops.random_normal(self.next_key(), shape=tuple(shape), dtype=dtype)
-        if (mean, std) == (0.0, 1.0):
-            return z
-        from .composites.broadcasting import full
-
-        return ops.add(ops.mul(z, full(z.shape, std, z.dtype)), full(z.shape, mean, z.dtype))
+        return z if (mean, std) == (0.0, 1.0) else _affine(z, std, mean)
 
     def integers(self, low: int, high: int, shape, dtype=np.int64) -> Tensor:
         return ops.random_randint(self.next_key(), scalar(low, dtype, bake=False),

@@ -126,6 +126,10 @@ def full(shape, value, dtype) -> Tensor:
     return filled(value, dtype, tuple(shape))
 
 
+def full_like(x: Tensor, value) -> Tensor:
+    return full(x.shape, value, x.dtype)
+
+
 def where(cond: Tensor, x, y, policy: str = "numpy") -> Tensor:
     x, y = promote([x, y], policy)
     cond = cast(cond, np.bool_)

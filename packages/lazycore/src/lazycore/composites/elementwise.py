@@ -42,16 +42,12 @@ from ..dtypes import (
 from ..errors import DTypeError
 from ..ir import host_value
 from ..tensor import Tensor
-from .broadcasting import broadcast_to, cast, full, promote
+from .broadcasting import broadcast_to, cast, full_like, promote
 from .reductions import any as any_
 
 _INT_OF_WIDTH = {2: np.int16, 4: np.int32, 8: np.int64}
 _HOST_LEAVES = frozenset({"param", "const"})
 _and, _or = ops.get("and"), ops.get("or")
-
-
-def _like(t: Tensor, value) -> Tensor:
-    return full(t.shape, value, t.dtype)
 
 
 def _is_nan(x: Tensor) -> Tensor:
@@ -65,9 +61,9 @@ def signbit(x: Tensor) -> Tensor:
     if is_bool(x.dtype) or is_unsigned(x.dtype):
         return ops.ne(x, x)  # all False, without a constant
     if is_integer(x.dtype):
-        return ops.lt(x, _like(x, 0))
+        return ops.lt(x, full_like(x, 0))
     bits = ops.bitcast_convert(x, dtype=_INT_OF_WIDTH[x.dtype.itemsize])
-    return ops.lt(bits, _like(bits, 0))
+    return ops.lt(bits, full_like(bits, 0))
 
 
 def copysign(x: Tensor, y: Tensor) -> Tensor:
@@ -80,7 +76,7 @@ def trunc(x: Tensor) -> Tensor:
     """Round toward zero; integers and booleans unchanged, ``-0.5 -> -0.0``."""
     if not is_floating(x.dtype):
         return x
-    return ops.select(ops.lt(x, _like(x, 0)), ops.ceil(x), ops.floor(x))
+    return ops.select(ops.lt(x, full_like(x, 0)), ops.ceil(x), ops.floor(x))
 
 
 # -- magnitudes and logs ------------------------------------------------------------------
@@ -91,20 +87,20 @@ def round_decimals(x: Tensor, decimals: int = 0) -> Tensor:
     if decimals == 0:
         return ops.round_half_even(x)
     if decimals > 0:
-        scale = _like(x, 10.0 ** decimals)
+        scale = full_like(x, 10.0 ** decimals)
         return ops.div(ops.round_half_even(ops.mul(x, scale)), scale)
-    scale = _like(x, 10.0 ** -decimals)
+    scale = full_like(x, 10.0 ** -decimals)
     return ops.mul(ops.round_half_even(ops.div(x, scale)), scale)
 
 
 def nan_to_num(x: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
     """NaN -> ``nan``, +-inf -> ``posinf``/``neginf`` (default: the dtype's extremes)."""
     info = finfo(x.dtype)
-    inf = _like(x, np.inf)
-    x = ops.select(_is_nan(x), _like(x, nan), x)
-    x = ops.select(ops.eq(x, inf), _like(x, float(info.max) if posinf is None else posinf), x)
+    inf = full_like(x, np.inf)
+    x = ops.select(_is_nan(x), full_like(x, nan), x)
+    x = ops.select(ops.eq(x, inf), full_like(x, float(info.max) if posinf is None else posinf), x)
     return ops.select(ops.eq(x, ops.neg(inf)),
-                      _like(x, float(info.min) if neginf is None else neginf), x)
+                      full_like(x, float(info.min) if neginf is None else neginf), x)
 
 
 def angle(x: Tensor, deg: bool = False) -> Tensor:
@@ -113,8 +109,8 @@ def angle(x: Tensor, deg: bool = False) -> Tensor:
     if is_complex(x.dtype):
         r = ops.atan2(ops.imag(x), ops.real(x))
     else:
-        r = ops.atan2(_like(x, 0), x)
-    return ops.mul(r, _like(r, 180 / np.pi)) if deg else r
+        r = ops.atan2(full_like(x, 0), x)
+    return ops.mul(r, full_like(r, 180 / np.pi)) if deg else r
 
 
 def with_part(z: Tensor, value: Tensor, *, imaginary: bool = False) -> Tensor:
@@ -162,37 +158,38 @@ def lerp(a: Tensor, b: Tensor, weight) -> Tensor:
     diff = ops.sub(b, a)
     if not isinstance(weight, Tensor):
         if abs(weight) < 0.5:
-            return ops.add(a, ops.mul(_like(a, weight), diff))
+            return ops.add(a, ops.mul(full_like(a, weight), diff))
         one_minus = np.asarray(1, a.dtype) - np.asarray(weight, a.dtype)
-        return ops.sub(b, ops.mul(diff, _like(a, one_minus.item())))
+        return ops.sub(b, ops.mul(diff, full_like(a, one_minus.item())))
     low = ops.add(a, ops.mul(weight, diff))
-    high = ops.sub(b, ops.mul(diff, ops.sub(_like(weight, 1), weight)))
+    high = ops.sub(b, ops.mul(diff, ops.sub(full_like(weight, 1), weight)))
     magnitude = ops.abs(weight)
-    return ops.select(ops.lt(magnitude, _like(magnitude, 0.5)), low, high)
+    return ops.select(ops.lt(magnitude, full_like(magnitude, 0.5)), low, high)
 
 
 def addcmul(x: Tensor, t1: Tensor, t2: Tensor, value=1) -> Tensor:
     """``x + value * t1 * t2``, evaluated left to right as PyTorch's kernels do."""
-    scaled = t1 if value == 1 else ops.mul(_like(t1, value), t1)
+    scaled = t1 if value == 1 else ops.mul(full_like(t1, value), t1)
     return ops.add(x, ops.mul(scaled, t2))
 
 
 def addcdiv(x: Tensor, t1: Tensor, t2: Tensor, value=1) -> Tensor:
     """``x + value * t1 / t2``, evaluated left to right (``(value * t1) / t2``)."""
-    scaled = t1 if value == 1 else ops.mul(_like(t1, value), t1)
+    scaled = t1 if value == 1 else ops.mul(full_like(t1, value), t1)
     return ops.add(x, ops.div(scaled, t2))
 
 
 def divide_no_nan(x: Tensor, y: Tensor) -> Tensor:
     """``x / y``, but 0 where ``y == 0`` (even for NaN or infinite ``x``; TF's
     ``divide_no_nan``)."""
-    zero = ops.eq(y, _like(y, 0))
-    return ops.select(zero, _like(x, 0), ops.div(x, ops.select(zero, _like(y, 1), y)))
+    zero = ops.eq(y, full_like(y, 0))
+    return ops.select(zero, full_like(x, 0), ops.div(x, ops.select(zero, full_like(y, 1), y)))
 
 
 def ndtri(p: Tensor) -> Tensor:
     """The standard normal quantile: ``sqrt(2) * erfinv(2p - 1)``."""
-    return ops.mul(_like(p, math.sqrt(2.0)), ops.erf_inv(ops.sub(ops.add(p, p), _like(p, 1))))
+    return ops.mul(full_like(p, math.sqrt(2.0)),
+                   ops.erf_inv(ops.sub(ops.add(p, p), full_like(p, 1))))
 
 
 def hypot(x: Tensor, y: Tensor) -> Tensor:
@@ -200,12 +197,12 @@ def hypot(x: Tensor, y: Tensor) -> Tensor:
     (``hypot(3e30, 4e30) == 5e30`` in float32); an infinite operand wins over NaN."""
     a, b = ops.abs(x), ops.abs(y)
     hi, lo = ops.max(a, b), ops.min(a, b)
-    zero = ops.eq(hi, _like(hi, 0))
-    r = ops.div(lo, ops.select(zero, _like(hi, 1), hi))
-    out = ops.mul(hi, ops.sqrt(ops.add(_like(r, 1), ops.mul(r, r))))
-    out = ops.select(zero, _like(out, 0), out)
-    inf = _or(ops.eq(a, _like(a, np.inf)), ops.eq(b, _like(b, np.inf)))
-    return ops.select(inf, _like(out, np.inf), out)
+    zero = ops.eq(hi, full_like(hi, 0))
+    r = ops.div(lo, ops.select(zero, full_like(hi, 1), hi))
+    out = ops.mul(hi, ops.sqrt(ops.add(full_like(r, 1), ops.mul(r, r))))
+    out = ops.select(zero, full_like(out, 0), out)
+    inf = _or(ops.eq(a, full_like(a, np.inf)), ops.eq(b, full_like(b, np.inf)))
+    return ops.select(inf, full_like(out, np.inf), out)
 
 
 def logaddexp(x: Tensor, y: Tensor) -> Tensor:
@@ -216,7 +213,7 @@ def logaddexp(x: Tensor, y: Tensor) -> Tensor:
 def logaddexp2(x: Tensor, y: Tensor) -> Tensor:
     """``log2(2**x + 2**y)`` without overflow."""
     inv_ln2 = 1.0 / math.log(2.0)
-    return _logaddexp(x, y, ops.exp2, lambda t: ops.mul(ops.log1p(t), _like(t, inv_ln2)), 1.0)
+    return _logaddexp(x, y, ops.exp2, lambda t: ops.mul(ops.log1p(t), full_like(t, inv_ln2)), 1.0)
 
 
 def xlogy(x: Tensor, y: Tensor, *, zero_x_masks_nan: bool = False) -> Tensor:
@@ -231,16 +228,16 @@ def xlog1py(x: Tensor, y: Tensor, *, zero_x_masks_nan: bool = False) -> Tensor:
 
 
 def _x_times(x, y, log, zero_x_masks_nan):
-    zero = _like(x, 0)
+    zero = full_like(x, 0)
     out = ops.select(ops.eq(x, zero), zero, ops.mul(x, log(y)))
     return out if zero_x_masks_nan else ops.select(_is_nan(y), y, out)
 
 
 def _logaddexp(x, y, exp, log1p, same_term):
     diff = ops.sub(x, y)
-    big = ops.select(ops.gt(diff, _like(diff, 0)), x, y)
+    big = ops.select(ops.gt(diff, full_like(diff, 0)), x, y)
     out = ops.add(big, log1p(exp(ops.neg(ops.abs(diff)))))
-    out = ops.select(ops.eq(x, y), ops.add(x, _like(x, same_term)), out)  # inf, inf
+    out = ops.select(ops.eq(x, y), ops.add(x, full_like(x, same_term)), out)  # inf, inf
     return ops.select(_or(_is_nan(x), _is_nan(y)), ops.add(x, y), out)
 
 
@@ -305,12 +302,12 @@ def _int_division(compute, x: Tensor, y: Tensor, int_div_by_zero: str, error_typ
         if np.any(host_value(y.node) == 0):
             raise error_type(error_message)
         return compute(x, y)
-    is_zero = ops.eq(y, _like(y, 0))
-    results = compute(x, ops.select(is_zero, _like(y, 1), y))
+    is_zero = ops.eq(y, full_like(y, 0))
+    results = compute(x, ops.select(is_zero, full_like(y, 1), y))
     if int_div_by_zero == "raise":
         checks.require(any_(is_zero), error_type, error_message, op=op, guards=results)
         return results
-    return tuple(ops.select(is_zero, _like(r, 0), r) for r in results)
+    return tuple(ops.select(is_zero, full_like(r, 0), r) for r in results)
 
 
 def _int_floor_divide(x: Tensor, y: Tensor) -> Tensor:
@@ -318,15 +315,17 @@ def _int_floor_divide(x: Tensor, y: Tensor) -> Tensor:
     if is_unsigned(x.dtype) or is_bool(x.dtype):
         return q
     r = ops.rem(x, y)
-    fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
-    return ops.select(fix, ops.sub(q, _like(q, 1)), q)
+    fix = _and(ops.ne(r, full_like(r, 0)),
+               ops.ne(ops.lt(r, full_like(r, 0)), ops.lt(y, full_like(y, 0))))
+    return ops.select(fix, ops.sub(q, full_like(q, 1)), q)
 
 
 def _int_floor_mod(x: Tensor, y: Tensor) -> Tensor:
     r = ops.rem(x, y)
     if is_unsigned(x.dtype) or is_bool(x.dtype):
         return r
-    fix = _and(ops.ne(r, _like(r, 0)), ops.ne(ops.lt(r, _like(r, 0)), ops.lt(y, _like(y, 0))))
+    fix = _and(ops.ne(r, full_like(r, 0)),
+               ops.ne(ops.lt(r, full_like(r, 0)), ops.lt(y, full_like(y, 0))))
     return ops.select(fix, ops.add(r, y), r)
 
 
@@ -334,19 +333,19 @@ def _float_floor_divide(x: Tensor, y: Tensor, float_floor: str) -> Tensor:
     if float_floor == "floor":
         return ops.floor(ops.div(x, y))
     # CPython's float divmod: (x - fmod(x, y)) / y, corrected toward -inf and rounded
-    zero = _like(x, 0)
+    zero = full_like(x, 0)
     mod = ops.rem(x, y)
     div = ops.div(ops.sub(x, mod), y)
     fix = _and(ops.ne(mod, zero), ops.ne(ops.lt(y, zero), ops.lt(mod, zero)))
-    div = ops.select(fix, ops.sub(div, _like(div, 1)), div)
+    div = ops.select(fix, ops.sub(div, full_like(div, 1)), div)
     q = ops.floor(div)
-    q = ops.select(ops.gt(ops.sub(div, q), _like(div, 0.5)), ops.add(q, _like(div, 1)), q)
+    q = ops.select(ops.gt(ops.sub(div, q), full_like(div, 0.5)), ops.add(q, full_like(div, 1)), q)
     q = ops.select(ops.eq(div, zero), copysign(zero, ops.div(x, y)), q)
     return ops.select(ops.eq(y, zero), ops.div(x, y), q)  # x // 0 is x / 0
 
 
 def _float_floor_mod(x: Tensor, y: Tensor, zero_remainder: str) -> Tensor:
-    zero = _like(x, 0)
+    zero = full_like(x, 0)
     mod = ops.rem(x, y)  # fmod: NaN for y == 0 or infinite x
     fix = _and(ops.ne(mod, zero), ops.ne(ops.lt(y, zero), ops.lt(mod, zero)))
     mod = ops.select(fix, ops.add(mod, y), mod)
@@ -394,7 +393,7 @@ def isinf(x: Tensor) -> Tensor:
         return _or(isinf(ops.real(x)), isinf(ops.imag(x)))
     if not is_floating(x.dtype):
         return ops.ne(x, x)  # all False, without a constant
-    return ops.eq(ops.abs(x), _like(x, np.inf))
+    return ops.eq(ops.abs(x), full_like(x, np.inf))
 
 
 def isfinite(x: Tensor) -> Tensor:
@@ -449,11 +448,11 @@ def sign(x: Tensor, *, nan_gives_zero: bool = False) -> Tensor:
     if is_bool(x.dtype):
         return x
     if is_unsigned(x.dtype):
-        return cast(ops.ne(x, _like(x, 0)), x.dtype)
+        return cast(ops.ne(x, full_like(x, 0)), x.dtype)
     if is_complex(x.dtype):
         return _complex_sign(x)
     if is_floating(x.dtype):  # XLA's sign keeps the zero's sign
-        zero = _like(x, 0)
+        zero = full_like(x, 0)
         is_zero = ops.eq(x, zero)
         if nan_gives_zero:
             is_zero = _or(is_zero, ops.ne(x, x))
@@ -486,9 +485,9 @@ def _cpow_zero_base(out: Tensor, x, y) -> Tensor:
     where ``Re y < 0``, nan where ``Re y == 0``; XLA's ``pow`` gives NumPy's nan and 1."""
     x, y = (broadcast_to(t, out.shape) for t in promote([x, y], dtype=out.dtype))
     re = ops.real(y)
-    below = ops.select(ops.lt(re, _like(re, 0)), _like(out, complex(np.inf, np.nan)),
-                       _like(out, complex(np.nan, np.nan)))
-    return ops.select(_and(ops.eq(x, _like(x, 0)), ops.le(re, _like(re, 0))), below, out)
+    below = ops.select(ops.lt(re, full_like(re, 0)), full_like(out, complex(np.inf, np.nan)),
+                       full_like(out, complex(np.nan, np.nan)))
+    return ops.select(_and(ops.eq(x, full_like(x, 0)), ops.le(re, full_like(re, 0))), below, out)
 
 
 def checked_power(x: Tensor, y: Tensor, error_type, message: str, *, op: str,
@@ -501,7 +500,7 @@ def checked_power(x: Tensor, y: Tensor, error_type, message: str, *, op: str,
         return _cpow_zero_base(result, x, y)
     if is_integer(y.dtype) and not is_unsigned(y.dtype):
         if y.node.op not in _HOST_LEAVES:
-            checks.require(any_(ops.lt(y, _like(y, 0))), error_type, message, op=op,
+            checks.require(any_(ops.lt(y, full_like(y, 0))), error_type, message, op=op,
                            guards=(result,))
         elif np.any(host_value(y.node) < 0):
             raise error_type(message)
@@ -511,9 +510,9 @@ def checked_power(x: Tensor, y: Tensor, error_type, message: str, *, op: str,
 def _complex_sign(x):
     re, im = ops.real(x), ops.imag(x)
     mag = ops.abs(x)
-    zero, nan = _like(re, 0), _like(re, np.nan)
+    zero, nan = full_like(re, 0), full_like(re, np.nan)
     is_zero = ops.eq(mag, zero)
-    safe = ops.select(is_zero, _like(re, 1), mag)
+    safe = ops.select(is_zero, full_like(re, 1), mag)
     re_inf, im_inf = isinf(re), isinf(im)
     both = _and(re_inf, im_inf)
 
@@ -528,17 +527,17 @@ def reciprocal(x: Tensor) -> Tensor:
     """``1 / x``; integers truncate and ``1 / 0`` is 0 (no trap); complex by Smith's
     division of 1 by ``x``, so signed zeros and infinities are C's."""
     if is_integer(x.dtype):
-        is_zero = ops.eq(x, _like(x, 0))
-        q = ops.div(_like(x, 1), ops.select(is_zero, _like(x, 1), x))
-        return ops.select(is_zero, _like(x, 0), q)
+        is_zero = ops.eq(x, full_like(x, 0))
+        q = ops.div(full_like(x, 1), ops.select(is_zero, full_like(x, 1), x))
+        return ops.select(is_zero, full_like(x, 0), q)
     if is_complex(x.dtype):
         return _complex_reciprocal(x)
-    return ops.div(_like(x, 1), x)
+    return ops.div(full_like(x, 1), x)
 
 
 def _complex_reciprocal(x):
     re, im = ops.real(x), ops.imag(x)
-    one = _like(re, 1)
+    one = full_like(re, 1)
     by_re = ops.le(ops.abs(im), ops.abs(re))
     r1 = ops.div(im, re)
     d1 = ops.add(re, ops.mul(im, r1))
@@ -553,16 +552,16 @@ def _complex_reciprocal(x):
 
 def heaviside(x: Tensor, h: Tensor) -> Tensor:
     """0 for ``x < 0``, 1 for ``x > 0``, ``h`` where ``x == 0``, NaN for NaN ``x``."""
-    zero = _like(x, 0)
-    out = ops.select(ops.lt(x, zero), zero, ops.select(ops.gt(x, zero), _like(x, 1), h))
+    zero = full_like(x, 0)
+    out = ops.select(ops.lt(x, zero), zero, ops.select(ops.gt(x, zero), full_like(x, 1), h))
     return ops.select(_is_nan(x), x, out)
 
 
 def spacing(x: Tensor) -> Tensor:
     """The gap from ``x`` to the next float away from zero (negative for negative ``x``;
     ``spacing(-0.0)`` is the smallest positive subnormal, as for ``+0.0``)."""
-    zero = _like(x, 0)
-    towards = ops.select(ops.lt(x, zero), _like(x, -np.inf), _like(x, np.inf))
+    zero = full_like(x, 0)
+    towards = ops.select(ops.lt(x, zero), full_like(x, -np.inf), full_like(x, np.inf))
     step = ops.nextafter(x, towards)
     # at zero the gap is the subnormal itself: XLA on CPU flushes ``step - 0`` to 0
     return ops.select(ops.eq(x, zero), step, ops.sub(step, x))
@@ -572,8 +571,8 @@ def modf(x: Tensor) -> tuple[Tensor, Tensor]:
     """``(fraction, whole)`` with ``x``'s sign on both (``modf(-1.0)`` is ``(-0.0, -1.0)``);
     an infinite ``x`` has fraction ``+-0.0``."""
     whole = trunc(x)
-    inf = ops.eq(ops.abs(x), _like(x, np.inf))
-    return copysign(ops.select(inf, _like(x, 0), ops.sub(x, whole)), x), whole
+    inf = ops.eq(ops.abs(x), full_like(x, np.inf))
+    return copysign(ops.select(inf, full_like(x, 0), ops.sub(x, whole)), x), whole
 
 
 # -- C99's complex special values: abs, exp, log, rint ------------------------------------
@@ -586,7 +585,7 @@ def absolute(x: Tensor) -> Tensor:
     r = ops.abs(x)
     if not is_complex(x.dtype):
         return r
-    return ops.select(isinf(x), _like(r, np.inf), r)
+    return ops.select(isinf(x), full_like(r, np.inf), r)
 
 
 def exp(x: Tensor) -> Tensor:
@@ -597,7 +596,7 @@ def exp(x: Tensor) -> Tensor:
     re, im = ops.real(x), ops.imag(x)
     e = ops.exp(re)
     out_re, out_im = ops.mul(e, ops.cos(im)), ops.mul(e, ops.sin(im))
-    zero, inf, nan = _like(re, 0), _like(re, np.inf), _like(re, np.nan)
+    zero, inf, nan = full_like(re, 0), full_like(re, np.inf), full_like(re, np.nan)
     re_pinf, re_ninf = ops.eq(re, inf), ops.eq(re, ops.neg(inf))
     im_bad = ops.get("not")(ops.is_finite(im))
     bad_re = ops.select(re_pinf, inf, ops.select(re_ninf, zero, nan))
@@ -615,21 +614,21 @@ def log(x: Tensor, *, base: float | None = None, plus_one: bool = False) -> Tens
     ``inf + nan j`` where a part is infinite and the other NaN (XLA gives NaN), and each
     part scaled on its own (``(-inf) * 0`` in a complex product would be NaN)."""
     if plus_one and is_complex(x.dtype):  # NumPy's: log|1 + z| + i arg(1 + z)
-        re1, im = ops.add(ops.real(x), _like(ops.real(x), 1)), ops.imag(x)
+        re1, im = ops.add(ops.real(x), full_like(ops.real(x), 1)), ops.imag(x)
         out = ops.complex(ops.log(hypot(re1, im)), ops.atan2(im, re1))
     else:
         out = (ops.log1p if plus_one else ops.log)(x)
     if is_complex(x.dtype):
         re = ops.real(out)
-        special = ops.complex(_like(re, np.inf), _like(re, np.nan))
+        special = ops.complex(full_like(re, np.inf), full_like(re, np.nan))
         out = ops.select(_and(isinf(x), isnan(x)), special, out)
     if base is None:
         return out
     scale = 1.0 / math.log(base)
     if not is_complex(x.dtype):
-        return ops.mul(out, _like(out, scale))
+        return ops.mul(out, full_like(out, scale))
     re, im = ops.real(out), ops.imag(out)
-    return ops.complex(ops.mul(re, _like(re, scale)), ops.mul(im, _like(im, scale)))
+    return ops.complex(ops.mul(re, full_like(re, scale)), ops.mul(im, full_like(im, scale)))
 
 
 def rint(x: Tensor) -> Tensor:
@@ -646,8 +645,8 @@ def mixed_sign_compare(op_name: str, x: Tensor, y: Tensor) -> Tensor:
     """``x op y`` for one signed and one unsigned integer operand, exactly: both compared
     as uint64, and where the signed one is negative the answer is fixed (``-1 < 2**63``)."""
     signed = x if np.dtype(x.dtype).kind == "i" else y
-    negative = ops.lt(signed, _like(signed, 0))
+    negative = ops.lt(signed, full_like(signed, 0))
     out = ops.get(op_name)(cast(x, np.uint64), cast(y, np.uint64))
     pair = (-1, 0) if signed is x else (0, -1)  # the fixed answer, as for -1 against 0
     fixed = getattr(operator, op_name)(*pair)
-    return ops.select(negative, _like(out, fixed), out)
+    return ops.select(negative, full_like(out, fixed), out)

@@ -8,7 +8,7 @@ import numpy as np
 from .. import ops
 from ..dtypes import canonical
 from ..tensor import Tensor
-from .broadcasting import broadcast_to, cast, full
+from .broadcasting import broadcast_to, cast, full, full_like
 from .reductions import mean, normalize_axes, reduce, shift_max, var
 
 _NARROW = frozenset({np.dtype(np.float16), canonical("bfloat16")})
@@ -19,20 +19,17 @@ def _wide(*tensors):
     return [t if t is None or t.dtype not in _NARROW else cast(t, np.float32) for t in tensors]
 
 
-def _like(x: Tensor, value) -> Tensor:
-    return full(x.shape, value, x.dtype)
-
-
 def relu(x: Tensor) -> Tensor:
-    return ops.max(x, _like(x, 0))
+    return ops.max(x, full_like(x, 0))
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     if approximate == "tanh":
-        inner = ops.mul(_like(x, np.sqrt(2 / np.pi)),
-                        ops.add(x, ops.mul(_like(x, 0.044715), ops.mul(x, ops.mul(x, x)))))
-        return ops.mul(ops.mul(_like(x, 0.5), x), ops.add(_like(x, 1), ops.tanh(inner)))
-    cdf = ops.mul(_like(x, 0.5), ops.add(_like(x, 1), ops.erf(ops.mul(x, _like(x, 1 / np.sqrt(2))))))
+        inner = ops.mul(full_like(x, np.sqrt(2 / np.pi)),
+                        ops.add(x, ops.mul(full_like(x, 0.044715), ops.mul(x, ops.mul(x, x)))))
+        return ops.mul(ops.mul(full_like(x, 0.5), x), ops.add(full_like(x, 1), ops.tanh(inner)))
+    cdf = ops.mul(full_like(x, 0.5),
+                  ops.add(full_like(x, 1), ops.erf(ops.mul(x, full_like(x, 1 / np.sqrt(2))))))
     return ops.mul(x, cdf)
 
 
@@ -40,12 +37,12 @@ def silu(x: Tensor, beta: float | Tensor = 1.0) -> Tensor:
     """``x * sigmoid(beta * x)`` (``beta``: a number or a tensor of ``x``'s shape)."""
     if isinstance(beta, Tensor):
         return ops.mul(x, ops.logistic(ops.mul(x, beta)))
-    return ops.mul(x, ops.logistic(x if beta == 1 else ops.mul(x, _like(x, beta))))
+    return ops.mul(x, ops.logistic(x if beta == 1 else ops.mul(x, full_like(x, beta))))
 
 
 def softplus(x: Tensor) -> Tensor:
     """``log1p(exp(-|x|)) + max(x, 0)``: no overflow for large ``|x|``."""
-    return ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(x)))), ops.max(x, _like(x, 0)))
+    return ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(x)))), ops.max(x, full_like(x, 0)))
 
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
@@ -82,18 +79,18 @@ def softmax_backward(grad: Tensor, output: Tensor, axis: int, log: bool = False)
 def elu(x: Tensor, alpha: float = 1.0, scale: float = 1.0, expm1: bool = True) -> Tensor:
     """``scale * (x if x > 0 else alpha * expm1(x))`` (selu: TF's/PyTorch's constants).
     ``expm1=False`` computes ``exp(x) - 1`` as TF's kernels do (``elu(-1e-30)`` is 0)."""
-    e = ops.expm1(x) if expm1 else ops.sub(ops.exp(x), _like(x, 1))
-    neg = e if alpha == 1 else ops.mul(_like(x, alpha), e)
-    y = ops.select(ops.lt(x, _like(x, 0)), neg, x)  # -0.0 stays -0.0
-    return y if scale == 1 else ops.mul(_like(x, scale), y)
+    e = ops.expm1(x) if expm1 else ops.sub(ops.exp(x), full_like(x, 1))
+    neg = e if alpha == 1 else ops.mul(full_like(x, alpha), e)
+    y = ops.select(ops.lt(x, full_like(x, 0)), neg, x)  # -0.0 stays -0.0
+    return y if scale == 1 else ops.mul(full_like(x, scale), y)
 
 
 def leaky_relu(x: Tensor, negative_slope: float) -> Tensor:
-    return ops.select(ops.gt(x, _like(x, 0)), x, ops.mul(x, _like(x, negative_slope)))
+    return ops.select(ops.gt(x, full_like(x, 0)), x, ops.mul(x, full_like(x, negative_slope)))
 
 
 def softsign(x: Tensor) -> Tensor:
-    return ops.div(x, ops.add(_like(x, 1), ops.abs(x)))
+    return ops.div(x, ops.add(full_like(x, 1), ops.abs(x)))
 
 
 def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: float = 1e-5,
@@ -106,7 +103,7 @@ def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: flo
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
     m = mean(x, axes, keepdims=True)
     v = var(x, axes, keepdims=True)
-    rstd = ops.rsqrt(ops.add(v, _like(v, eps)))
+    rstd = ops.rsqrt(ops.add(v, full_like(v, eps)))
     y = ops.mul(ops.sub(x, broadcast_to(m, x.shape)), broadcast_to(rstd, x.shape))
     if weight is not None:
         y = ops.mul(y, broadcast_to(weight, x.shape))
@@ -156,7 +153,7 @@ def batch_norm(x: Tensor, mean_: Tensor, var_: Tensor, weight=None, bias=None,
         def bcast(t):
             return broadcast_to(ops.reshape(t, new_sizes=shape), x.shape)
 
-    inv = ops.rsqrt(ops.add(var_, _like(var_, eps)))
+    inv = ops.rsqrt(ops.add(var_, full_like(var_, eps)))
     if weight is not None:
         inv = ops.mul(inv, broadcast_to(weight, inv.shape) if channel_axis is None else weight)
     y = ops.mul(ops.sub(x, bcast(mean_)), bcast(inv))
@@ -171,9 +168,9 @@ def dropout(x: Tensor, p: float, key: Tensor, noise_shape=None, return_mask: boo
     shape = x.shape if noise_shape is None else tuple(noise_shape)
     if p == 0 or p >= 1:
         keep = full(x.shape, p == 0, np.bool_)
-        y = x if p == 0 else _like(x, 0)
+        y = x if p == 0 else full_like(x, 0)
         return (y, keep) if return_mask else y
     u = ops.random_uniform(key, shape=shape, dtype=x.dtype)
     keep = broadcast_to(ops.ge(u, full(shape, p, x.dtype)), x.shape)
-    y = ops.select(keep, ops.mul(x, _like(x, 1.0 / (1.0 - p))), _like(x, 0))
+    y = ops.select(keep, ops.mul(x, full_like(x, 1.0 / (1.0 - p))), full_like(x, 0))
     return (y, keep) if return_mask else y

@@ -21,18 +21,14 @@ from __future__ import annotations
 from .. import ops
 from ..loops import scan
 from ..tensor import Tensor
-from .broadcasting import broadcast_to, full
+from .broadcasting import broadcast_to, full_like
 
 LSTM_GATES = "ifgo"
 GRU_GATES = "rzn"
 
 
-def _like(x: Tensor, value) -> Tensor:
-    return full(x.shape, value, x.dtype)
-
-
 def _one_minus(x: Tensor) -> Tensor:
-    return ops.sub(_like(x, 1), x)
+    return ops.sub(full_like(x, 1), x)
 
 
 def _chunks(x: Tensor, n: int) -> list[Tensor]:
@@ -80,12 +76,12 @@ def lstm_cell_backward(d_h, d_c, c_prev: Tensor, c: Tensor, workspace: Tensor, *
     no gradient flows in that way); ``d_gates`` is that of the summed pre-activations."""
     i, f, g, o = _chunks(workspace, 4)
     tanh_c = ops.tanh(c)
-    dc = d_c if d_c is not None else _like(c, 0)
+    dc = d_c if d_c is not None else full_like(c, 0)
     if d_h is not None:
         dc = ops.add(dc, ops.mul(ops.mul(d_h, o), _one_minus(ops.mul(tanh_c, tanh_c))))
         do = ops.mul(ops.mul(d_h, tanh_c), ops.mul(o, _one_minus(o)))
     else:
-        do = _like(o, 0)
+        do = full_like(o, 0)
     di = ops.mul(ops.mul(dc, g), ops.mul(i, _one_minus(i)))
     df = ops.mul(ops.mul(dc, c_prev), ops.mul(f, _one_minus(f)))
     dg = ops.mul(ops.mul(dc, i), _one_minus(ops.mul(g, g)))
@@ -119,13 +115,13 @@ def gru_cell_backward(d_h: Tensor, workspace: Tensor, *, gate_order: str = GRU_G
 
 def elman_cell(pre: Tensor, *, relu: bool = False) -> Tensor:
     """A plain RNN's activation: ``tanh(pre)``, or ``max(pre, 0)`` with ``relu``."""
-    return ops.max(pre, _like(pre, 0)) if relu else ops.tanh(pre)
+    return ops.max(pre, full_like(pre, 0)) if relu else ops.tanh(pre)
 
 
 def elman_cell_backward(d_h: Tensor, h: Tensor, *, relu: bool = False) -> Tensor:
     """Gradient of ``elman_cell``'s input from its output ``h``."""
     if relu:
-        return ops.select(ops.gt(h, _like(h, 0)), d_h, _like(d_h, 0))
+        return ops.select(ops.gt(h, full_like(h, 0)), d_h, full_like(d_h, 0))
     return ops.mul(d_h, _one_minus(ops.mul(h, h)))
 
 
@@ -260,8 +256,8 @@ def recurrent_layer_backward(kind: str, d_out, d_finals, w_hh: Tensor, h0s, save
     cell = _cell(kind, gate_order)
     consts = [w_hh] + ([b_hh] if b_hh is not None else [])
     out = saved[0]
-    d_out = d_out if d_out is not None else _like(out, 0)
-    d_carry = [d if d is not None else _like(h, 0) for d, h in zip(d_finals, h0s, strict=True)]
+    d_out = d_out if d_out is not None else full_like(out, 0)
+    d_carry = [d if d is not None else full_like(h, 0) for d, h in zip(d_finals, h0s, strict=True)]
     xs = [d_out] + cell.back_inputs(h0s, saved, reverse)
     d_h0s, d_steps = scan(cell.back, d_carry, xs, consts, reverse=not reverse)
     d_pre = d_steps[-1]  # gradient of the hidden-side pre-activations, (T, B, G)
