@@ -31,12 +31,10 @@ def set_seed(seed: int) -> None:
 
 def generator(seed=None) -> lc.random.Generator:
     key = (_GLOBAL[0], None if seed is None else int(seed))
-    gen = _STREAMS.get(key)
-    if gen is None:
-        g = 87654321 if key[0] is None else key[0]
-        s = 0 if key[1] is None else key[1] + 1
-        gen = _STREAMS[key] = lc.random.Generator((g * 1_000_003 + s) & 0x7FFFFFFF)
-    return gen
+    if key not in _STREAMS:
+        g, s = 87654321 if key[0] is None else key[0], 0 if key[1] is None else key[1] + 1
+        _STREAMS[key] = lc.random.Generator((g * 1_000_003 + s) & 0x7FFFFFFF)
+    return _STREAMS[key]
 
 
 def next_key(seed=None) -> lc.Tensor:
