@@ -98,11 +98,7 @@ class LazySpec(type_spec.BatchableTypeSpec):
     def _unbatch(self):
         return LazySpec(self._shape[1:], self._dtype)
 
-    def _to_legacy_output_types(self):
-        return self._dtype
-
-    def _to_legacy_output_shapes(self):
-        return self._shape
+    _to_legacy_output_types, _to_legacy_output_shapes = dtype.fget, shape.fget
 
     def _to_legacy_output_classes(self):
         return self

@@ -119,14 +119,10 @@ def put(value, chain, child):
 
 # -- the common lenses ---------------------------------------------------------------------
 
-def _is_int(k) -> bool:
-    return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
-
-
 def is_basic_key(key) -> bool:
     """Ints, slices, ``None`` and ``...`` only: NumPy's basic indexing (a view)."""
     items = key if isinstance(key, tuple) else (key,)
-    return all(k is None or k is Ellipsis or isinstance(k, slice) or _is_int(k)
+    return all(k is None or k is Ellipsis or isinstance(k, slice) or indexing.is_int(k)
                for k in items)
 
 

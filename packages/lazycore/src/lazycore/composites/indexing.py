@@ -166,7 +166,7 @@ def _move_front(x: Tensor, count: int, position: int) -> Tensor:
 
 # -- key parsing -----------------------------------------------------------------------
 
-def _is_int(k) -> bool:
+def is_int(k) -> bool:
     return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
 
 
@@ -218,7 +218,7 @@ def _expand_key(key, ndim: int, nonzero) -> list:
             if not (np.issubdtype(k.dtype, np.integer)):
                 raise IndexError("arrays used as indices must be of integer (or boolean) type")
             out.append(("adv", k))
-        elif k is None or isinstance(k, slice) or _is_int(k):
+        elif k is None or isinstance(k, slice) or is_int(k):
             out.append(k)
         elif hasattr(k, "__index__"):
             out.append(int(k.__index__()))
@@ -321,7 +321,7 @@ def getitem(x: Tensor, key, nonzero=None) -> Tensor:
                         else nonzero(m))
     if any(isinstance(k, tuple) and k[0] == "adv" for k in items):
         # next to an index array, an integer is an advanced (0-d array) index too
-        items = [("adv", np.asarray(k, dtype=np.int64)) if _is_int(k) else k for k in items]
+        items = [("adv", np.asarray(k, dtype=np.int64)) if is_int(k) else k for k in items]
     # 1) basic indexing: slices, ints, None; advanced entries keep their axis
     starts, limits, strides, flips = [], [], [], []
     out_shape_plan = []  # per output axis after basic step: ("dim", d) / ("new",)
@@ -497,7 +497,7 @@ def setitem(x: Tensor, key, value: Tensor, mode: str = "set", nonzero=None) -> T
 def _basic_region(x: Tensor, key):
     """For keys of ints, step-1 slices, ``...``: (starts, block sizes, result shape)."""
     items = key if isinstance(key, tuple) else (key,)
-    if any(not (k is Ellipsis or isinstance(k, slice) or _is_int(k)) for k in items):
+    if any(not (k is Ellipsis or isinstance(k, slice) or is_int(k)) for k in items):
         return None
     if sum(1 for k in items if k is Ellipsis) > 1:
         return None
