@@ -40,8 +40,7 @@ def from_dlpack(obj) -> Tensor:
     """Device data sharing memory with ``obj`` (anything with ``__dlpack__``) where the
     platform allows. The caller must not mutate ``obj`` afterwards: lazy values are
     snapshots. Use ``lazycore.asarray`` for a copy."""
-    array = jax.dlpack.from_dlpack(obj)
-    return Tensor(data_node(array))
+    return Tensor(data_node(jax.dlpack.from_dlpack(obj)))
 
 
 def to_dlpack_capsule_source(tensor: Tensor):

@@ -66,8 +66,7 @@ def eye(n: int, m: int | None = None, k: int = 0, dtype=np.float64) -> Tensor:
     m = n if m is None else m
     rows = ops.iota(dtype=np.int64, shape=(n, m), dimension=0)
     cols = ops.iota(dtype=np.int64, shape=(n, m), dimension=1)
-    on = ops.eq(ops.add(rows, full((n, m), k, np.int64)), cols)
-    return cast(on, dtype)
+    return cast(ops.eq(ops.add(rows, full((n, m), k, np.int64)), cols), dtype)
 
 
 def tri_mask(n: int, m: int, k: int = 0, upper: bool = False) -> Tensor:
@@ -81,8 +80,7 @@ def tri_mask(n: int, m: int, k: int = 0, upper: bool = False) -> Tensor:
 def triangle(x: Tensor, k: int = 0, upper: bool = False) -> Tensor:
     """``tril``/``triu`` over the last two axes."""
     n, m = x.shape[-2], x.shape[-1]
-    mask = broadcast_to(tri_mask(n, m, k, upper), x.shape)
-    return ops.select(mask, x, full(x.shape, 0, x.dtype))
+    return ops.select(broadcast_to(tri_mask(n, m, k, upper), x.shape), x, full(x.shape, 0, x.dtype))
 
 
 def band_part(x: Tensor, lower: int, upper: int) -> Tensor:

@@ -546,8 +546,7 @@ def _complex_reciprocal(x):
     # r * (1/d), not r / d: XLA rewrites (a/b)/d as a/(b*d), which overflows past 1e154
     s1, s2 = ops.div(one, d1), ops.div(one, d2)
     out_re = ops.select(by_re, s1, ops.mul(r2, s2))
-    out_im = ops.select(by_re, ops.neg(ops.mul(r1, s1)), ops.neg(s2))
-    return ops.complex(out_re, out_im)
+    return ops.complex(out_re, ops.select(by_re, ops.neg(ops.mul(r1, s1)), ops.neg(s2)))
 
 
 def heaviside(x: Tensor, h: Tensor) -> Tensor:
@@ -648,5 +647,4 @@ def mixed_sign_compare(op_name: str, x: Tensor, y: Tensor) -> Tensor:
     negative = ops.lt(signed, full_like(signed, 0))
     out = ops.get(op_name)(cast(x, np.uint64), cast(y, np.uint64))
     pair = (-1, 0) if signed is x else (0, -1)  # the fixed answer, as for -1 against 0
-    fixed = getattr(operator, op_name)(*pair)
-    return ops.select(negative, full_like(out, fixed), out)
+    return ops.select(negative, full_like(out, getattr(operator, op_name)(*pair)), out)

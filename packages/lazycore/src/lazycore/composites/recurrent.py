@@ -109,8 +109,7 @@ def gru_cell_backward(d_h: Tensor, workspace: Tensor, *, gate_order: str = GRU_G
     dn = ops.mul(ops.mul(d_h, _one_minus(z)), _one_minus(ops.mul(n, n)))
     dr = ops.mul(ops.mul(dn, hn), ops.mul(r, _one_minus(r)))
     d_input = _join([dr, dz, dn], gate_order, GRU_GATES)
-    d_hidden = _join([dr, dz, ops.mul(dn, r)], gate_order, GRU_GATES)
-    return d_input, d_hidden, dh_prev
+    return d_input, _join([dr, dz, ops.mul(dn, r)], gate_order, GRU_GATES), dh_prev
 
 
 def elman_cell(pre: Tensor, *, relu: bool = False) -> Tensor:

@@ -74,8 +74,7 @@ def expm1(z):
     x, y = _parts(z)
     half = jnp.sin(y / 2)
     re = jnp.expm1(x) * jnp.cos(y) - 2 * half * half
-    im = jnp.exp(x) * jnp.sin(y)
-    return lax.complex(re, im)
+    return lax.complex(re, jnp.exp(x) * jnp.sin(y))
 
 
 def tanh(z):
