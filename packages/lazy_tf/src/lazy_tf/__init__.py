@@ -68,8 +68,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> LazyTens
             raise ValueError(f"Tensor conversion requested dtype {_tf.as_dtype(dtype).name} "
                              f"for Tensor with dtype {value.dtype.name}")
         return value
-    t = _tf.convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint)
-    return new(to_core(t))
+    return new(to_core(_tf.convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint)))
 
 
 def constant(value, dtype=None, shape=None, name=None) -> LazyTensor:

@@ -266,8 +266,7 @@ def _boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     a = 0 if axis is None else static_int(axis)
     if t.shape[a:a + m.ndim] != m.shape:
         raise lc.ShapeError(f"mask shape {m.shape} does not match tensor shape {t.shape}")
-    key = (slice(None),) * a + (m,)
-    return lc.numeric.getitem(t, key)
+    return lc.numeric.getitem(t, (slice(None),) * a + (m,))
 
 
 def _direction(direction) -> bool:
