@@ -90,8 +90,7 @@ def ir_dot(tensors, *, name: str = "lazycore") -> str:
     Leaves are boxes (device data blue, scalar parameters yellow, baked constants
     grey); outputs have a double border; edges run from operand to user.
     """
-    roots = _roots(tensors)
-    program = linearize(roots)
+    program = linearize(_roots(tensors))
     outputs = set(program.output_positions)
     lines = [f'digraph "{_dot_escape(name)}" {{', "  rankdir=TB;",
              '  node [fontname="monospace", fontsize=10];']

@@ -146,8 +146,8 @@ class DeviceLoader:
 
     def _unflatten(self, item):
         structure, arrays = item
-        leaves = [self._wrap(asarray(a)) if isinstance(a, jax.Array) else a for a in arrays]
-        return _unflatten(structure, iter(leaves))
+        return _unflatten(structure, iter([self._wrap(asarray(a)) if isinstance(a, jax.Array) else a
+                                           for a in arrays]))
 
 
 def _put(ready: queue.Queue, item, stop: threading.Event) -> bool:

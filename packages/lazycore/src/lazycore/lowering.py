@@ -354,8 +354,8 @@ def lower(program: Program, donate: tuple[int, ...] = (), shardings=None):
     fn = _unpacking(to_function(program), layout, program.input_avals())
     fn.__name__ = module_name(program)  # jit names the HLO module after it
     position = {i: pos for pos, i in enumerate(layout.direct)}
-    jitted = jax.jit(fn, donate_argnums=tuple(position[i] for i in donate))
-    return jitted.lower(*abstract_args(program, shardings, layout))
+    return jax.jit(fn, donate_argnums=tuple(position[i] for i in donate)).lower(
+        *abstract_args(program, shardings, layout))
 
 
 def graph_id(program: Program) -> int:

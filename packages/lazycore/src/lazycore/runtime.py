@@ -313,8 +313,7 @@ mark_step = sync
 
 def wait() -> None:
     """Block until every live value has been computed."""
-    arrays = [t.node.value for t in _snapshot() if t.node.op == "data"]
-    jax.block_until_ready(arrays)
+    jax.block_until_ready([t.node.value for t in _snapshot() if t.node.op == "data"])
 
 
 def _donatable(program: Program, roots: list[Node], live=None) -> tuple[int, ...]:
@@ -449,8 +448,7 @@ def fallback(name: str, fn, tensors, *args, **kwargs):
     bring NumPy results back as device data. Counted as ``fallback::<name>``."""
     metrics.inc("fallbacks")
     metrics.inc(f"fallback::{name}")
-    host = to_numpy_many(list(tensors), cause=f"fallback:{name}")
-    result = fn(*host, *args, **kwargs)
+    result = fn(*to_numpy_many(list(tensors), cause=f"fallback:{name}"), *args, **kwargs)
     return jax.tree_util.tree_map(
         lambda v: asarray(v) if isinstance(v, np.ndarray | np.generic) else v, result,
         is_leaf=lambda v: isinstance(v, Tensor))

@@ -297,8 +297,8 @@ def _constraint_meshes(nodes) -> list:
 
 
 def _device_mesh(sharding) -> jax.sharding.Mesh:
-    devices = sorted(sharding.device_set, key=lambda d: d.id)
-    return jax.sharding.Mesh(np.array(devices, dtype=object), ("devices",))
+    return jax.sharding.Mesh(np.array(sorted(sharding.device_set, key=lambda d: d.id),
+                                      dtype=object), ("devices",))
 
 
 _canonical_cache: dict = {}

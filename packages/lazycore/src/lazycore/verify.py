@@ -239,8 +239,7 @@ def _close(actual, expected, aval, scale: float = 0.0) -> bool:
     kind = aval.dtype.kind
     if kind not in "fc" and aval.dtype.name != "bfloat16":
         return np.array_equal(a, e)
-    itemsize = aval.dtype.itemsize // (2 if kind == "c" else 1)
-    rtol, atol = _TOLERANCE.get(itemsize, _TOLERANCE[4])
+    rtol, atol = _TOLERANCE.get(aval.dtype.itemsize // (2 if kind == "c" else 1), _TOLERANCE[4])
     a64 = a.astype(np.complex128 if kind == "c" else np.float64)
     e64 = e.astype(np.complex128 if kind == "c" else np.float64)
     finite = np.isfinite(e64)

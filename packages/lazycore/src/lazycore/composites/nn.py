@@ -170,7 +170,7 @@ def dropout(x: Tensor, p: float, key: Tensor, noise_shape=None, return_mask: boo
         keep = full(x.shape, p == 0, np.bool_)
         y = x if p == 0 else full_like(x, 0)
         return (y, keep) if return_mask else y
-    u = ops.random_uniform(key, shape=shape, dtype=x.dtype)
-    keep = broadcast_to(ops.ge(u, full(shape, p, x.dtype)), x.shape)
+    keep = broadcast_to(ops.ge(ops.random_uniform(key, shape=shape, dtype=x.dtype),
+                               full(shape, p, x.dtype)), x.shape)
     y = ops.select(keep, ops.mul(x, full_like(x, 1.0 / (1.0 - p))), full_like(x, 0))
     return (y, keep) if return_mask else y

@@ -131,8 +131,8 @@ def _max_pool_with_indices(x, kernel, stride, padding, dilation, ceil_mode):
     stacked = ops.concatenate(*windows, dimension=0)
     values = ops.reduce_max(stacked, axes=(0,))
     if inexact:  # a window holding NaN is NaN
-        nan = ops.reduce_or(ops.ne(stacked, stacked), axes=(0,))
-        values = ops.select(nan, full(values.shape, np.nan, values.dtype), values)
+        values = ops.select(ops.reduce_or(ops.ne(stacked, stacked), axes=(0,)),
+                            full(values.shape, np.nan, values.dtype), values)
     which = ops.argmax(stacked, axis=0, index_dtype=np.int64)
     flat_index = None
     for axis in range(nd):

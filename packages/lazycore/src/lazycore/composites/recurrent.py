@@ -227,10 +227,10 @@ def shift_steps(stack: Tensor, first: Tensor, *, reverse: bool = False) -> Tenso
         return one
     rest = stack.shape[1:]
     if reverse:
-        tail = ops.slice(stack, start_indices=(1,) + (0,) * len(rest), limit_indices=(t,) + rest)
-        return ops.concatenate(tail, one, dimension=0)
-    head = ops.slice(stack, start_indices=(0,) * stack.ndim, limit_indices=(t - 1,) + rest)
-    return ops.concatenate(one, head, dimension=0)
+        return ops.concatenate(ops.slice(stack, start_indices=(1,) + (0,) * len(rest),
+                                         limit_indices=(t,) + rest), one, dimension=0)
+    return ops.concatenate(one, ops.slice(stack, start_indices=(0,) * stack.ndim,
+                                          limit_indices=(t - 1,) + rest), dimension=0)
 
 
 # -- whole layers -------------------------------------------------------------------------------
@@ -257,10 +257,10 @@ def recurrent_layer_backward(kind: str, d_out, d_finals, w_hh: Tensor, h0s, save
     out = saved[0]
     d_out = d_out if d_out is not None else full_like(out, 0)
     d_carry = [d if d is not None else full_like(h, 0) for d, h in zip(d_finals, h0s, strict=True)]
-    xs = [d_out] + cell.back_inputs(h0s, saved, reverse)
-    d_h0s, d_steps = scan(cell.back, d_carry, xs, consts, reverse=not reverse)
+    d_h0s, d_steps = scan(cell.back, d_carry, [d_out] + cell.back_inputs(h0s, saved, reverse),
+                          consts, reverse=not reverse)
     d_pre = d_steps[-1]  # gradient of the hidden-side pre-activations, (T, B, G)
-    h_prev = shift_steps(out, h0s[0], reverse=reverse)
-    d_w = ops.dot_general(d_pre, h_prev, contracting=((0, 1), (0, 1)), batch=((), ()))
+    d_w = ops.dot_general(d_pre, shift_steps(out, h0s[0], reverse=reverse),
+                          contracting=((0, 1), (0, 1)), batch=((), ()))
     d_b = ops.reduce_sum(d_pre, axes=(0, 1)) if b_hh is not None else None
     return d_steps[0], d_w, d_b, d_h0s

@@ -42,8 +42,8 @@ def normalize_axes(axis, ndim: int, scalar_axes=(0, -1)) -> tuple[int, ...]:
 
 
 def keep_dims(x: Tensor, reduced_shape_source: tuple[int, ...], axes) -> Tensor:
-    shape = tuple(1 if i in axes else s for i, s in enumerate(reduced_shape_source))
-    return ops.reshape(x, new_sizes=shape)
+    return ops.reshape(x, new_sizes=tuple(1 if i in axes else s
+                                          for i, s in enumerate(reduced_shape_source)))
 
 
 def reduce(op_name: str, x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
@@ -107,8 +107,8 @@ def l2_normalize(x, axis=None, epsilon: float = 1e-12):
     """``x * rsqrt(max(sum(x**2, axis), epsilon))`` (TF's ``l2_normalize``)."""
     axes = normalize_axes(axis, x.ndim, scalar_axes=())
     sq = reduce("reduce_sum", ops.mul(x, x), axes, keepdims=True)
-    inv = ops.rsqrt(ops.max(sq, full(sq.shape, epsilon, sq.dtype)))
-    return ops.mul(x, broadcast_to(inv, x.shape))
+    return ops.mul(x, broadcast_to(ops.rsqrt(ops.max(sq, full(sq.shape, epsilon, sq.dtype))),
+                                   x.shape))
 
 
 def any(x, axis=None, keepdims=False):  # noqa: A001
@@ -183,8 +183,8 @@ def logsumexp(x, axis=None, keepdims=False):
     axes = normalize_axes(axis, x.ndim)
     m = shift_max(x, axes)
     m = ops.select(ops.is_finite(m), m, full(m.shape, 0, m.dtype))  # all -inf: -inf, not NaN
-    shifted = ops.exp(ops.sub(x, broadcast_to(m, x.shape)))
-    out = ops.add(ops.log(reduce("reduce_sum", shifted, axes, keepdims=True)), m)
+    out = ops.add(ops.log(reduce("reduce_sum", ops.exp(ops.sub(x, broadcast_to(m, x.shape))), axes,
+                                 keepdims=True)), m)
     return out if keepdims else ops.reshape(out, new_sizes=tuple(
         s for i, s in enumerate(x.shape) if i not in axes))
 
@@ -238,8 +238,8 @@ def _cumulative_extreme(op_name: str, x: Tensor, axis):
     hit = ops.eq(x, values)
     if is_inexact(x.dtype):
         hit = ops.bitwise_or(hit, ops.ne(x, x))
-    iota = ops.iota(dtype=np.int64, shape=x.shape, dimension=a)
-    index = ops.cummax(ops.select(hit, iota, full(x.shape, 0, np.int64)), axis=a)
+    index = ops.cummax(ops.select(hit, ops.iota(dtype=np.int64, shape=x.shape, dimension=a),
+                                  full(x.shape, 0, np.int64)), axis=a)
     if is_inexact(x.dtype):  # the element itself: XLA's running max of (0., -0.) is 0.
         values = take_along_axis(x, index, a)
     return values, index

@@ -33,15 +33,15 @@ def argsort(x: Tensor, axis=-1, descending: bool = False, stable: bool = True,
         return ops.reshape(ops.iota(dtype=index_dtype, shape=(1,), dimension=0),
                            new_sizes=())
     (a,) = normalize_axes(axis, x.ndim)
-    idx = ops.iota(dtype=index_dtype, shape=x.shape, dimension=a)
-    _, out = ops.sort(x, idx, dimension=a, is_stable=stable, num_keys=1, descending=descending)
+    _, out = ops.sort(x, ops.iota(dtype=index_dtype, shape=x.shape, dimension=a), dimension=a,
+                      is_stable=stable, num_keys=1, descending=descending)
     return out
 
 
 def sort_with_indices(x: Tensor, axis=-1, descending=False, stable=True, index_dtype=np.int64):
     (a,) = normalize_axes(axis, x.ndim)
-    idx = ops.iota(dtype=index_dtype, shape=x.shape, dimension=a)
-    return ops.sort(x, idx, dimension=a, is_stable=stable, num_keys=1, descending=descending)
+    return ops.sort(x, ops.iota(dtype=index_dtype, shape=x.shape, dimension=a), dimension=a,
+                    is_stable=stable, num_keys=1, descending=descending)
 
 
 def top_k(x: Tensor, k: int, axis: int = -1, largest: bool = True):

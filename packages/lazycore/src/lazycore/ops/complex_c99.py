@@ -79,8 +79,7 @@ def expm1(z):
 
 def tanh(z):
     x, y = _parts(z)
-    w = lax.tanh(lax.complex(x, y))
-    re, im = _parts(w)
+    re, im = _parts(lax.tanh(lax.complex(x, y)))
     big = jnp.abs(x) > 22  # tanh(x) is +-1 to the last bit; the imaginary part underflows
     tiny = 4 * jnp.sin(y) * jnp.cos(y) * jnp.exp(-2 * jnp.abs(x))
     re = _where(big, jnp.copysign(jnp.ones_like(x), x), re)
@@ -96,8 +95,7 @@ def tanh(z):
 def sqrt(z):
     x, y = _parts(z)
     ay = jnp.abs(y)
-    w = lax.sqrt(lax.complex(x, ay))
-    re, im = _parts(w)
+    re, im = _parts(lax.sqrt(lax.complex(x, ay)))
     zero = jnp.zeros_like(x)
     re = _where((x == 0) & (ay == 0), zero, re)
     im = _where((x == 0) & (ay == 0), zero, im)

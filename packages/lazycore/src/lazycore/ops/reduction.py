@@ -103,9 +103,8 @@ def _make_window(init_fn, comp):
     def lower(x, *, window_dimensions, window_strides, padding, base_dilation=None,
               window_dilation=None):
         # a concrete identity lets jax pick its differentiable monoid reducer
-        init = init_fn(np.dtype(x.dtype))
-        return lax.reduce_window(x, init, comp, window_dimensions, window_strides, padding,
-                                 base_dilation, window_dilation)
+        return lax.reduce_window(x, init_fn(np.dtype(x.dtype)), comp, window_dimensions,
+                                 window_strides, padding, base_dilation, window_dilation)
     return lower
 
 

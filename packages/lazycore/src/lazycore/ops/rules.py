@@ -89,8 +89,8 @@ def jax_rule(lower):
     @functools.lru_cache(maxsize=8192)
     def cached(avals, attrs):
         kwargs = dict(attrs)
-        out = jax.eval_shape(lambda *xs: lower(*xs, **kwargs), *[to_struct(a) for a in avals])
-        return _from_struct(out)
+        return _from_struct(jax.eval_shape(lambda *xs: lower(*xs, **kwargs),
+                                           *[to_struct(a) for a in avals]))
 
     def rule(*avals, **attrs):
         try:

@@ -12,9 +12,8 @@ FAMILY = "sorting"
 
 def _sort(*xs, dimension, is_stable=True, num_keys=1, descending=False):
     if descending:  # stable descending = ascending sort of the reversed order keys
-        keys = [_flip_key(x) for x in xs[:num_keys]]
-        out = lax.sort(tuple(keys) + tuple(xs[num_keys:]), dimension=dimension,
-                       is_stable=is_stable, num_keys=num_keys)
+        out = lax.sort(tuple(_flip_key(x) for x in xs[:num_keys]) + tuple(xs[num_keys:]),
+                       dimension=dimension, is_stable=is_stable, num_keys=num_keys)
         return tuple(_unflip_key(o, x) for o, x in zip(out[:num_keys], xs, strict=False)) \
             + tuple(out[num_keys:])
     return tuple(lax.sort(xs, dimension=dimension, is_stable=is_stable, num_keys=num_keys))
