@@ -29,8 +29,8 @@ def _einsum(equation, *inputs, **kwargs):
 
 def global_norm_of(values: list):
     """``sqrt(2 * sum(l2_loss(v)))`` over the non-None values (TF's formula)."""
-    half = [tf.nn.l2_loss(_values(v)) for v in values if v is not None]
-    total = tf.reduce_sum(tf.stack(half))
+    total = tf.reduce_sum(tf.stack([tf.nn.l2_loss(_values(v)) for v in values
+                                    if v is not None]))
     return tf.sqrt(total * tf.constant(2.0, dtype=total.dtype))
 
 
@@ -54,8 +54,8 @@ def _global_norm(t_list, name=None):
 def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     values = _sequence(t_list, "t_list")
     use_norm = global_norm_of(values) if use_norm is None else use_norm
-    one = tf.constant(1.0, dtype=use_norm.dtype)
-    scale = clip_norm * tf.minimum(1.0 / use_norm, one / clip_norm)
+    scale = clip_norm * tf.minimum(1.0 / use_norm,
+                                   tf.constant(1.0, dtype=use_norm.dtype) / clip_norm)
     scale = scale + (use_norm - use_norm)  # NaN when the norm is inf or NaN, as in TF
     clipped = [None if t is None else _values(t) * tf.cast(scale, t.dtype) for t in values]
     return [tf.IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, tf.IndexedSlices)
@@ -66,8 +66,7 @@ def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
 def _clip_by_norm(t, clip_norm, axes=None, name=None):
     l2sum = tf.reduce_sum(t * t, axes, keepdims=True)
     positive = l2sum > 0
-    safe = tf.where(positive, l2sum, tf.ones_like(l2sum))
-    l2norm = tf.where(positive, tf.sqrt(safe), l2sum)
+    l2norm = tf.where(positive, tf.sqrt(tf.where(positive, l2sum, tf.ones_like(l2sum))), l2sum)
     return tf.identity(t * clip_norm / tf.maximum(l2norm, clip_norm))
 
 

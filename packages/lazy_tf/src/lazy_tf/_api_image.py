@@ -145,8 +145,8 @@ def _central_crop(image, central_fraction):
 
 def _variation(t: lc.Tensor, after: tuple, before: tuple, axes) -> lc.Tensor:
     """The sum over ``axes`` of |t[after] - t[before]| (neighbours along one axis)."""
-    step = ops.sub(num.getitem(t, after), num.getitem(t, before))
-    return num.sum(num.absolute(step), axes, dtype=t.dtype)
+    return num.sum(num.absolute(ops.sub(num.getitem(t, after), num.getitem(t, before))), axes,
+                   dtype=t.dtype)
 
 
 @api("image.total_variation", "slice, sub, abs, reduce_sum", tensors=("images",))

@@ -14,8 +14,7 @@ ops, num = lc.ops, lc.numeric
 
 
 def _swap(t, conj=False):
-    perm = tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2)
-    out = ops.transpose(t, permutation=perm)
+    out = ops.transpose(t, permutation=tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2))
     return ops.conj(out) if conj and lc.dtypes.is_complex(t.dtype) else out
 
 
@@ -124,8 +123,8 @@ def _diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
     d = to_core(diagonal)
     shape = d.shape + (d.shape[-1],)
     eye = num.broadcast_to(num.eye(d.shape[-1], dtype=np.bool_), shape)
-    vals = num.broadcast_to(num.expand_dims(d, d.ndim), shape)
-    return ops.select(eye, vals, num.zeros(shape, d.dtype))
+    return ops.select(eye, num.broadcast_to(num.expand_dims(d, d.ndim), shape),
+                      num.zeros(shape, d.dtype))
 
 
 @api("linalg.band_part", "band_part (composite)", tensors=("input",))

@@ -289,8 +289,8 @@ def _count_nonzero(input, axis=None, keepdims=None, dtype="int64", name=None):  
 
 def _arg(fn):
     def impl(input, axis=None, output_type="int64", name=None):  # noqa: A002
-        t = require(to_core(input), REAL, fn.__name__)
-        return fn(t, axis=0 if axis is None else static(axis), index_dtype=np_dtype(output_type))
+        return fn(require(to_core(input), REAL, fn.__name__),
+                  axis=0 if axis is None else static(axis), index_dtype=np_dtype(output_type))
     return impl
 
 
@@ -376,8 +376,8 @@ for _kind, _core, _ok in [("sum", "add", NUMERIC), ("prod", "mul", NUMERIC), ("m
 
 def _higher_scores(p, t):
     """How many classes score strictly higher than each row's target class."""
-    own = num.take_along_axis(p, num.expand_dims(t, 1), 1)
-    return num.sum(ops.gt(p, num.broadcast_to(own, p.shape)), 1, dtype=np.int64)
+    own = num.broadcast_to(num.take_along_axis(p, num.expand_dims(t, 1), 1), p.shape)
+    return num.sum(ops.gt(p, own), 1, dtype=np.int64)
 
 
 @api("math.in_top_k", "take_along_axis, gt, reduce_sum", tensors=("targets", "predictions"))

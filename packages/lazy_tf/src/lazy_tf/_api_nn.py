@@ -139,8 +139,8 @@ def _embedding_lookup(params, ids, max_norm=None, name=None):
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup with max_norm runs eagerly")
     i, p = require(to_core(ids), INT, "ids"), to_core(params)  # rows: TF's sparse gradient
-    out = in_range(i, p.shape[0] if p.ndim else 1, num.take(p, i, 0), "GatherV2")
-    return lc.autodiff.mark_rows(out, i, np.int32)
+    return lc.autodiff.mark_rows(in_range(i, p.shape[0] if p.ndim else 1, num.take(p, i, 0),
+                                          "GatherV2"), i, np.int32)
 
 
 @api("nn.dropout", "dropout (composite)", tensors=("x",))
@@ -295,8 +295,8 @@ def _depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa
     t, k = same_dtype(input, filter)
     if k.ndim != 4 or t.ndim != 4 or k.shape[2] != t.shape[3]:
         raise ValueError(f"depthwise_conv2d: filter {k.shape} does not fit input {t.shape}")
-    w = ops.reshape(k, new_sizes=(k.shape[0], k.shape[1], 1, k.shape[2] * k.shape[3]))
-    return _conv(t, w, strides, padding, dilations, 2, data_format)
+    return _conv(t, ops.reshape(k, new_sizes=(k.shape[0], k.shape[1], 1, k.shape[2] * k.shape[3])),
+                 strides, padding, dilations, 2, data_format)
 
 
 @api("nn.separable_conv2d", "conv_general_dilated (feature groups, then 1x1)",
@@ -304,6 +304,5 @@ def _depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa
 def _separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
                       data_format=None, dilations=None, name=None):
     """A depthwise conv, then a 1x1 conv mixing its channels (TF's definition)."""
-    depthwise = _depthwise_conv2d(input, depthwise_filter, strides, padding, data_format,
-                                  dilations)
-    return _conv(depthwise, pointwise_filter, 1, "VALID", None, 2)
+    return _conv(_depthwise_conv2d(input, depthwise_filter, strides, padding, data_format,
+                                   dilations), pointwise_filter, 1, "VALID", None, 2)

@@ -25,8 +25,7 @@ def _fit_last(t: lc.Tensor, n: int) -> lc.Tensor:
         return lc.numeric.getitem(t, (Ellipsis, slice(0, n)))
     if m < n:
         zero = lc.scalar(0, t.dtype)
-        pads = ((0, 0, 0),) * (t.ndim - 1) + ((0, n - m, 0),)
-        return lc.ops.pad(t, zero, padding_config=pads)
+        return lc.ops.pad(t, zero, padding_config=((0, 0, 0),) * (t.ndim - 1) + ((0, n - m, 0),))
     return t
 
 

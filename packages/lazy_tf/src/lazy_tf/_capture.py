@@ -304,8 +304,8 @@ class _Capture:
         values = self.program(*inputs)
         for var, j in self.writes:
             handle(var).assign(values[j])
-        out = [wrap(values[v]) if kind == "result" else v for kind, v in self.plan]
-        return _pack(self.out_structure, out)
+        return _pack(self.out_structure, [wrap(values[v]) if kind == "result" else v
+                                          for kind, v in self.plan])
 
 
 def _capture_for(function, flat, sig, structure):

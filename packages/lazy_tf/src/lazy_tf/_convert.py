@@ -196,8 +196,7 @@ def static(v):
     if v is None or isinstance(v, int | float | str | bool):
         return v
     if is_lazy_class(v.__class__):
-        arr = np.asarray(lc.to_numpy_many([handle(v)], cause="data_dependent")[0])
-        return arr.tolist()
+        return np.asarray(lc.to_numpy_many([handle(v)], cause="data_dependent")[0]).tolist()
     if isinstance(v, tf.Tensor | tf.Variable | np.ndarray | np.generic):
         return np.asarray(v).tolist()
     if isinstance(v, tf.TensorShape):

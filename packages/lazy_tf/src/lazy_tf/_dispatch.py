@@ -234,8 +234,8 @@ def add_tensor_like(cls, value_of) -> None:
     for entry, api, target in _API_TARGETS:
         tensors = entry.tensors or _first_params(api, 2)
         tf.experimental.unregister_dispatch_for(target)
-        sigs = [{p: one} for p in tensors] + [{p: many} for p in entry.lists]
-        tf.experimental.dispatch_for_api(api, *sigs)(target)
+        tf.experimental.dispatch_for_api(
+            api, *[{p: one} for p in tensors], *[{p: many} for p in entry.lists])(target)
 
 
 def _has_lazy(args, kwargs) -> bool:

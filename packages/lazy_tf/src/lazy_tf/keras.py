@@ -203,8 +203,7 @@ def _patch_convert_to_tensor():
     on as that variable's value (TF would convert the Keras variable through its
     ``__tf_tensor__``: an eager copy). Every Keras module that imported the function by
     name gets the wrapper."""
-    core = importlib.import_module("keras.src.backend.tensorflow.core")
-    original = core.convert_to_tensor
+    original = importlib.import_module("keras.src.backend.tensorflow.core").convert_to_tensor
 
     @functools.wraps(original)
     def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):

@@ -147,6 +147,5 @@ class Adam(Optimizer):
             vmax = self._slot(var, "vhat")
             vmax.assign(ops.max(vmax, v))
             v_hat = vmax
-        step = ops.div(ops.mul(m, _scalar(alpha, m)),
-                       ops.add(ops.sqrt(v_hat), _scalar(self.epsilon, v_hat)))
-        return ops.sub(w, step)
+        return ops.sub(w, ops.div(ops.mul(m, _scalar(alpha, m)),
+                                  ops.add(ops.sqrt(v_hat), _scalar(self.epsilon, v_hat))))
