@@ -7,10 +7,10 @@ gradient holds one copy per step. Here the step function is traced once on
 placeholder slices (``lazycore.loops.scan``): the forward pass is one loop and its
 gradient (JAX's, through the tape's ``vjp``) one reverse loop, as in TF's XLA.
 
-Kept on Keras's unrolled path (``unroll=True``, still lazy): masks, cells with dropout
-(their cached masks would be traced inside the loop), a step that draws random numbers
-or runs a stateful TF op (one draw would serve every step) or writes a variable, or one
-the scan refuses. Inside a ``tf.function`` graph trace, Keras's own loop.
+Kept on Keras's unrolled path (``unroll=True``, still lazy): masks, a step that draws
+random numbers (a cell's dropout masks in training) or runs a stateful TF op (one draw
+would serve every step) or writes a variable, or one the scan refuses. Inside a
+``tf.function`` graph trace, Keras's own loop.
 """
 
 from __future__ import annotations
@@ -34,19 +34,6 @@ from ._tensor import LazyTensor, handle, new
 
 class _Unrolled(Exception):
     """The step cannot be one scan: Keras's unrolled loop runs it."""
-
-
-def _has_dropout(step_function) -> bool:
-    """Does the Keras RNN layer the step closes over use (recurrent) dropout?"""
-    for cell in getattr(step_function, "__closure__", None) or ():
-        try:
-            layer = getattr(cell.cell_contents, "cell", None)
-        except ValueError:  # an empty closure cell
-            continue
-        cells = getattr(layer, "cells", [layer])
-        if any(getattr(c, "dropout", 0) or getattr(c, "recurrent_dropout", 0) for c in cells):
-            return True
-    return False
 
 
 def _scan_rnn(step_function, inputs, initial_states, go_backwards=False, constants=None,
@@ -93,8 +80,8 @@ _OPTIONS = ("go_backwards", "mask", "constants", "unroll", "input_length", "time
 
 def install() -> None:
     """Route Keras's TF ``rnn`` through the scan for lazy values (idempotent)."""
-    module = importlib.import_module("keras.src.backend.tensorflow.rnn")
-    current = module.rnn  # Keras's own, or lazy_tf.keras's unrolling wrapper
+    # Keras's own rnn, or lazy_tf.keras's unrolling wrapper
+    current = importlib.import_module("keras.src.backend.tensorflow.rnn").rnn
     if getattr(current, "__lazy_tf_scan__", False):
         return
 
@@ -105,8 +92,8 @@ def install() -> None:
                                    tf.nest.flatten(inputs) + tf.nest.flatten(initial_states))
         if lazy and not kwargs.get("unroll") and not building():  # (static lengths)
             try:
-                if kwargs.get("mask") is not None or _has_dropout(step_function):
-                    raise _Unrolled("mask or dropout")
+                if kwargs.get("mask") is not None:
+                    raise _Unrolled("mask")
                 out = _scan_rnn(step_function, inputs, initial_states, **kwargs)
                 lc.metrics.inc("keras_rnn_scan")
                 return out
