@@ -11,9 +11,9 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from tf_helpers import lazy_and_eager_keras as _lazy_and_eager  # noqa: E402
 
 import lazy_tf as ltf  # noqa: E402
-import lazycore as lc  # noqa: E402
 
 L = keras.layers
 RNG = np.random.default_rng(5)
@@ -26,18 +26,6 @@ LOGITS = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
 def _weights(model):
     return [v.numpy() for v in model.weights]
-
-
-def _lazy_and_eager(program):
-    """``program()`` on lazy Keras (with its counters), then in eager Keras."""
-    lc.metrics.reset()
-    ltf.keras.enable()
-    try:
-        lazy_out = program()
-        counters = dict(lc.metrics.counters())
-    finally:
-        ltf.keras.disable()
-    return lazy_out, program(), counters
 
 
 def _assert_close(lazy_out, eager_out, rtol=2e-4, atol=2e-5):

@@ -11,6 +11,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from tf_helpers import lazy_and_eager_keras  # noqa: E402
 
 import lazy_tf as ltf  # noqa: E402
 import lazycore as lc  # noqa: E402
@@ -137,13 +138,7 @@ def test_keras_fit_with_random_layers(metrics):
         history = model.fit(x, y, epochs=1, batch_size=4, verbose=0)  # 2 steps
         return history.history["loss"], [v.numpy() for v in model.weights]
 
-    ltf.keras.enable()
-    try:
-        lazy = program()
-        counters = dict(lc.metrics.counters())
-    finally:
-        ltf.keras.disable()
-    eager = program()
+    lazy, eager, counters = lazy_and_eager_keras(program)
     assert counters.get("tf_function_fallback", 0) == 0 and ltf.fallback_counts() == {}
     np.testing.assert_allclose(lazy[0], eager[0], rtol=1e-5)
     for a, b in zip(lazy[1], eager[1], strict=True):

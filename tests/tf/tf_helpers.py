@@ -4,6 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 import lazy_tf as ltf
+import lazycore as lc
 
 
 def lazy(value):
@@ -23,3 +24,15 @@ def assert_same(lazy_out, eager_out, rtol=1e-5, atol=1e-6):
         assert a.shape.as_list() == b.shape.as_list()
         np.testing.assert_allclose(np.asarray(a.numpy()), np.asarray(b.numpy()), rtol=rtol,
                                    atol=atol, equal_nan=True)
+
+
+def lazy_and_eager_keras(program):
+    """``program()`` on lazy Keras (with its counters), then in eager Keras."""
+    lc.metrics.reset()
+    ltf.keras.enable()
+    try:
+        lazy_out = program()
+        counters = dict(lc.metrics.counters())
+    finally:
+        ltf.keras.disable()
+    return lazy_out, program(), counters
