@@ -72,7 +72,8 @@ def render() -> str:
     lines += ["", f"### `LazyArray` methods and attributes ({len(methods)})", "",
               _names(methods)]
     gen = sorted(n for n in vars(random.Generator) if not n.startswith("_"))
-    lines += ["", "### `lnp.random.Generator`", "", _names(gen)]
+    lines += ["", "### `lnp.random`", "", "Every `numpy.random` function and `Generator`/"
+              f"`RandomState` method, NumPy's draws; a LazyArray stays lazy in {_names(gen)}"]
     api = array_api_names()
     lines += ["", f"### Array API namespace ({len(api)} functions, plus `linalg` and `fft`)",
               "", _names(api), "", END]

@@ -1,166 +1,73 @@
-"""``lnp.random``: a NumPy-``Generator``-like API on the core's counter-based RNG.
+"""``lnp.random``: NumPy's own random streams, drawn as LazyArrays.
 
-``lnp.random.default_rng(seed)`` returns a ``Generator`` whose draws are traced (the
-seed and a draw counter are program parameters, so a loop that draws each step
-compiles once). Streams are reproducible for a seed but are not NumPy's bit streams.
+``lnp.random.default_rng(seed)`` wraps ``numpy.random.default_rng(seed)`` (PCG64) and the
+module-level functions (``seed``, ``rand``, ``randn``, ``randint``, ``choice`` ...) are
+``numpy.random``'s (its global ``RandomState``), so a program draws the same numbers
+lazily as eagerly. A draw is made on the host and enters the trace as data: a loop that
+draws each step compiles once. ``permutation``, ``shuffle`` and ``choice`` of a LazyArray
+draw only the indices (NumPy draws the same ones for an array as for its length) and
+take them lazily; ``shuffle`` writes through views as NumPy's does.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-import lazycore as lc
-
 from ._array import LazyArray
-from ._convert import normalize_dtype, numpy_errors, tensor
-
-num = lc.numeric
-ops = lc.ops
+from ._creation import asarray
 
 
-def _shape(size):
-    if size is None:
-        return ()
-    if isinstance(size, int | np.integer):
-        return (int(size),)
-    return tuple(int(s) for s in size)
+def _drawing(fn):
+    @functools.wraps(fn)
+    def draw(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        return asarray(out) if isinstance(out, np.ndarray) else out  # scalars stay NumPy's
 
-
-def _float_dtype(dtype):
-    dt = normalize_dtype(dtype) or np.dtype(np.float64)
-    if dt not in (np.float32, np.float64):
-        raise TypeError(f"Unsupported dtype {dt} for this distribution")
-    return dt
+    return draw
 
 
 class Generator:
-    """A subset of ``numpy.random.Generator`` producing LazyArrays."""
+    """NumPy's ``Generator`` (or ``RandomState``, ``source=``) whose arrays are LazyArrays."""
 
-    def __init__(self, seed=None):
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy & 0x7FFFFFFF)
-        self._core = lc.random.Generator(int(seed))
+    def __init__(self, seed=None, *, source=None):
+        self._np = np.random.default_rng(seed) if source is None else source
 
     def __repr__(self) -> str:
-        return f"lazy_numpy.random.Generator(seed={self._core.seed})"
+        return f"lazy_numpy.random.Generator({self._np!r})"
 
-    @numpy_errors
-    def random(self, size=None, dtype=np.float64, out=None):
-        dt = _float_dtype(dtype)
-        return self._out(self._core.uniform(_shape(size), dt), out)
+    def __getattr__(self, name):
+        return _drawing(getattr(self._np, name))
 
-    @numpy_errors
-    def uniform(self, low=0.0, high=1.0, size=None):
-        shape = _shape(size) if size is not None else _bshape(low, high)
-        u = LazyArray(self._core.uniform(shape, np.float64))
-        return low + (high - low) * u if (low, high) != (0.0, 1.0) else u
-
-    @numpy_errors
-    def standard_normal(self, size=None, dtype=np.float64, out=None):
-        return self._out(self._core.normal(_shape(size), _float_dtype(dtype)), out)
-
-    @numpy_errors
-    def normal(self, loc=0.0, scale=1.0, size=None):
-        shape = _shape(size) if size is not None else _bshape(loc, scale)
-        z = LazyArray(self._core.normal(shape, np.float64))
-        return loc + scale * z
-
-    @numpy_errors
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
-        if high is None:
-            low, high = 0, low
-        if endpoint:
-            high = high + 1
-        if high <= low:
-            raise ValueError("high <= 0" if low == 0 else "low >= high")
-        dt = normalize_dtype(dtype)
-        return LazyArray(self._core.integers(int(low), int(high), _shape(size), dt))
-
-    @numpy_errors
-    def exponential(self, scale=1.0, size=None):
-        u = LazyArray(self._core.uniform(_shape(size), np.float64))
-        return -scale * np.log1p(-u)
-
-    @numpy_errors
     def permutation(self, x, axis=0):
-        if isinstance(x, int | np.integer):
-            return LazyArray(self._core.permutation(int(x)))
-        t = tensor(x)
-        perm = self._core.permutation(t.shape[axis])
-        return LazyArray(num.take(t, perm, axis))
+        axes = {"axis": axis} if axis else {}  # RandomState's methods take no axis=
+        if not (isinstance(x, LazyArray) and x.ndim):
+            return _drawing(self._np.permutation)(x, **axes)
+        return np.take(x, asarray(self._np.permutation(x.shape[axis])), axis)
 
-    @numpy_errors
     def shuffle(self, x, axis=0) -> None:
         if not isinstance(x, LazyArray):
-            raise TypeError("lazy_numpy.random.shuffle shuffles LazyArrays in place")
-        x._t = self.permutation(x, axis)._t
+            return self._np.shuffle(x, **({"axis": axis} if axis else {}))
+        x[...] = self.permutation(x, axis)
 
-    @numpy_errors
-    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        pool = LazyArray(tensor(np.arange(a) if isinstance(a, int | np.integer) else a))
-        n = pool.shape[axis]
-        shape = _shape(size)
-        if p is not None:
-            cdf = np.cumsum(LazyArray(tensor(p, np.float64)))
-            u = LazyArray(self._core.uniform(shape, np.float64)) * cdf[-1]
-            idx = np.searchsorted(cdf, u, side="right")
-            idx = np.minimum(idx, n - 1)
-            if not replace:
-                raise NotImplementedError("choice(replace=False, p=...) is not lazy")
-        elif replace:
-            idx = LazyArray(self._core.integers(0, n, shape, np.int64))
-        else:
-            k = int(np.prod(shape))
-            if k > n:
-                raise ValueError("Cannot take a larger sample than population when "
-                                 "replace is False")
-            perm = self._core.permutation(n)
-            idx = LazyArray(ops.reshape(ops.slice(perm, start_indices=(0,),
-                                                  limit_indices=(k,)), new_sizes=shape))
-        return np.take(pool, idx, axis=axis)
-
-    @staticmethod
-    def _out(t, out):
-        if out is None:
-            return LazyArray(t)
-        out._t = num.cast(t, out.dtype)
-        return out
-
-
-def _bshape(*params):
-    return np.broadcast_shapes(*[np.shape(p) for p in params])
+    def choice(self, a, size=None, replace=True, p=None, **kw):  # kw: axis=, shuffle=
+        if not isinstance(a, LazyArray):
+            return _drawing(self._np.choice)(a, size, replace, p, **kw)
+        axis = kw.pop("axis", 0)
+        return np.take(a, asarray(self._np.choice(a.shape[axis], size, replace, p, **kw)), axis)
 
 
 def default_rng(seed=None) -> Generator:
     return Generator(seed)
 
 
-_default = Generator(0)
+def RandomState(seed=None) -> Generator:  # noqa: N802  (NumPy's name)
+    return Generator(source=np.random.RandomState(seed))
 
 
-def seed(value) -> None:
-    _default._core.manual_seed(int(value))
+_global = Generator(source=np.random)  # numpy.random's module-level functions, one state
 
 
-def random(size=None):
-    return _default.random(size)
-
-
-def rand(*shape):
-    return _default.random(shape)
-
-
-def randn(*shape):
-    return _default.standard_normal(shape)
-
-
-def normal(loc=0.0, scale=1.0, size=None):
-    return _default.normal(loc, scale, size)
-
-
-def uniform(low=0.0, high=1.0, size=None):
-    return _default.uniform(low, high, size)
-
-
-def randint(low, high=None, size=None, dtype=np.int64):
-    return _default.integers(low, high, size, dtype)
+def __getattr__(name):
+    return getattr(_global, name)
