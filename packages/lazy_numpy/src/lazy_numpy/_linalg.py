@@ -1,8 +1,8 @@
 """Products, ``np.linalg`` and ``np.fft`` on the core's contraction, decomposition and
 FFT ops. Integer inputs are computed in float64 as NumPy's linalg does.
 
-Value-dependent failures (a singular matrix) cannot raise ``LinAlgError`` without a
-sync: like XLA, the lazy result holds inf/NaN instead (see docs/lazy_numpy.md).
+Value-dependent failures (a singular matrix) raise NumPy's ``LinAlgError`` at the next
+barrier, not at the call: the check runs in the compiled program (``_checked``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ._shape import tensors_of
 num = lc.numeric
 ops = lc.ops
 LinAlgError = np.linalg.LinAlgError
+_not, _and = ops.get("not"), ops.get("and")
 
 
 def _lazy(a):
@@ -140,9 +141,20 @@ def _linalg(name, *tensors, **attrs):
     return ops.get(f"linalg_{name}")(*tensors, **attrs)
 
 
+def _checked(results, message: str, op: str, given=None):
+    """The first of ``results`` (core tensors), with NumPy's ``LinAlgError(message)`` raised
+    at the next barrier (failing them all) if it holds inf/NaN that no inf/NaN in ``given`` explains: XLA returns
+    them where LAPACK reports a singular, indefinite or unconverged matrix."""
+    bad = _not(num.all(num.isfinite(results[0])))
+    if given is not None:
+        bad = _and(bad, num.all(num.isfinite(given)))
+    lc.checks.require(bad, LinAlgError, message, op=op, guards=results)
+    return results[0]
+
+
 @implements(np.linalg.inv)
 def inv(a):
-    return LazyArray(_linalg("inv", _float(a, square=True)))
+    return LazyArray(_checked([_linalg("inv", _float(a, square=True))], "Singular matrix", "inv"))
 
 
 @implements(np.linalg.det)
@@ -169,15 +181,16 @@ def solve(a, b):
         if y.shape[0] != x.shape[-1]:
             raise ValueError("solve: Input operand 1 has a mismatch in its core dimension 0")
         r = _linalg("solve", x, ops.reshape(y, new_sizes=(y.shape[0], 1)))
-        return LazyArray(num.reshape(r, r.shape[:-1]))
+        return LazyArray(num.reshape(_checked([r], "Singular matrix", "solve", y), r.shape[:-1]))
     if y.shape[-2] != x.shape[-1]:
         raise ValueError("solve: Input operand 1 has a mismatch in its core dimension 0")
-    return LazyArray(_linalg("solve", x, y))
+    return LazyArray(_checked([_linalg("solve", x, y)], "Singular matrix", "solve", y))
 
 
 @implements(np.linalg.cholesky)
 def cholesky(a, /, *, upper=False):
-    c = _linalg("cholesky", _float(a, square=True))
+    x = _float(a, square=True)  # NaN in, NaN out (no error), as NumPy
+    c = _checked([_linalg("cholesky", x)], "Matrix is not positive definite", "cholesky", x)
     return np.linalg.matrix_transpose(LazyArray(c)).conj() if upper else LazyArray(c)
 
 
@@ -199,14 +212,15 @@ SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     x = _float(a)
     if not compute_uv:
-        return LazyArray(_linalg("svdvals", x))
+        return svdvals(x)
     u, s, vh = _linalg("svd", x, full_matrices=bool(full_matrices))
+    _checked([s, u, vh], "SVD did not converge", "svd")
     return SVDResult(LazyArray(u), LazyArray(s), LazyArray(vh))
 
 
 @implements(np.linalg.svdvals)
 def svdvals(x, /):
-    return LazyArray(_linalg("svdvals", _float(x)))
+    return LazyArray(_checked([_linalg("svdvals", _float(x))], "SVD did not converge", "svd"))
 
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -246,7 +260,7 @@ def matrix_power(a, n):
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise LinAlgError("Last 2 dimensions of the array must be square")
     if n < 0:
-        x, n = _linalg("inv", _float(x, square=True)), -n
+        x, n = inv(x)._t, -n
     if n == 0:
         eye = num.broadcast_to(num.eye(x.shape[-1], dtype=x.dtype), x.shape)
         return LazyArray(eye)
