@@ -25,9 +25,7 @@ def reshape(x: Tensor, shape) -> Tensor:
             raise ShapeError(f"cannot reshape array of size {x.size} into shape {shape}",
                              op="reshape")
         shape = tuple(x.size // known if s == -1 else s for s in shape)
-    if shape == x.shape:
-        return x
-    return ops.reshape(x, new_sizes=shape)
+    return x if shape == x.shape else ops.reshape(x, new_sizes=shape)
 
 
 def expand_dims(x: Tensor, axis) -> Tensor:
@@ -43,10 +41,9 @@ def squeeze(x: Tensor, axis=None) -> Tensor:
         axes = tuple(i for i, s in enumerate(x.shape) if s == 1)
     else:
         axes = normalize_axes(axis, x.ndim)
-        for a in axes:
-            if x.shape[a] != 1:
-                raise ShapeError("cannot select an axis to squeeze out which has size not "
-                                 "equal to one", op="squeeze")
+        if any(x.shape[a] != 1 for a in axes):
+            raise ShapeError("cannot select an axis to squeeze out which has size not "
+                             "equal to one", op="squeeze")
     return ops.reshape(x, new_sizes=tuple(s for i, s in enumerate(x.shape) if i not in axes))
 
 
@@ -60,10 +57,8 @@ def transpose(x: Tensor, axes=None) -> Tensor:
 
 
 def moveaxis(x: Tensor, source, destination) -> Tensor:
-    src = normalize_axes(source, x.ndim) if isinstance(source, int) else tuple(
-        normalize_axes(s, x.ndim)[0] for s in source)
-    dst = normalize_axes(destination, x.ndim) if isinstance(destination, int) else tuple(
-        normalize_axes(d, x.ndim)[0] for d in destination)
+    src, dst = (normalize_axes(a, x.ndim) if isinstance(a, int) else tuple(
+        normalize_axes(one, x.ndim)[0] for one in a) for a in (source, destination))
     if len(src) != len(dst):
         raise ValueError("source and destination must have the same number of elements")
     order = [a for a in range(x.ndim) if a not in src]
@@ -77,8 +72,7 @@ def concatenate(xs, axis: int = 0) -> Tensor:
     if not xs:
         raise ValueError("need at least one array to concatenate")
     if axis is None:
-        xs = [reshape(x, (-1,)) for x in xs]
-        axis = 0
+        xs, axis = [reshape(x, (-1,)) for x in xs], 0
     if any(x.ndim == 0 for x in xs):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     (a,) = normalize_axes(axis, xs[0].ndim)
@@ -162,22 +156,20 @@ def tile(x: Tensor, reps) -> Tensor:
     ndim = max(len(reps), x.ndim)
     reps = (1,) * (ndim - len(reps)) + reps
     shape = (1,) * (ndim - x.ndim) + x.shape
-    x = reshape(x, shape)
-    expanded = [n for pair in zip(reps, shape, strict=True) for n in pair]
-    dims = tuple(range(1, 2 * ndim, 2))
-    big = ops.broadcast_in_dim(x, shape=tuple(expanded), broadcast_dimensions=dims)
+    expanded = tuple(n for pair in zip(reps, shape, strict=True) for n in pair)
+    big = ops.broadcast_in_dim(reshape(x, shape), shape=expanded,
+                               broadcast_dimensions=tuple(range(1, 2 * ndim, 2)))
     return reshape(big, tuple(r * s for r, s in zip(reps, shape, strict=True)))
 
 
 def repeat(x: Tensor, repeats: int, axis=None) -> Tensor:
     """Static integer ``repeats`` (array repeats go through ``lazycore.numeric`` + sync)."""
     if axis is None:
-        x = reshape(x, (-1,))
-        axis = 0
+        x, axis = reshape(x, (-1,)), 0
     (a,) = normalize_axes(axis, x.ndim)
-    shape = x.shape[:a + 1] + (repeats,) + x.shape[a + 1:]
-    dims = tuple(i for i in range(x.ndim + 1) if i != a + 1)
-    big = ops.broadcast_in_dim(x, shape=shape, broadcast_dimensions=dims)
+    big = ops.broadcast_in_dim(x, shape=x.shape[:a + 1] + (repeats,) + x.shape[a + 1:],
+                               broadcast_dimensions=tuple(i for i in range(x.ndim + 1)
+                                                          if i != a + 1))
     return reshape(big, x.shape[:a] + (x.shape[a] * repeats,) + x.shape[a + 1:])
 
 
@@ -193,7 +185,6 @@ def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tens
     x = moveaxis(x, (a1, a2), (-2, -1))
     rows, cols = x.shape[-2], x.shape[-1]
     n = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
-    i = np.arange(n) + (0 if offset >= 0 else -offset)
-    j = np.arange(n) + (offset if offset >= 0 else 0)
-    out = gather_points(x, [x.ndim - 2, x.ndim - 1], [host_index(i), host_index(j)])
-    return moveaxis(out, 0, -1)
+    rows_at, cols_at = np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
+    return moveaxis(gather_points(x, [x.ndim - 2, x.ndim - 1],
+                                  [host_index(rows_at), host_index(cols_at)]), 0, -1)

@@ -65,10 +65,8 @@ def max_pool(x: Tensor, kernel, stride=None, padding=0, dilation=1,
 def avg_pool(x: Tensor, kernel, stride=None, padding=0, channels_last: bool = False,
              count_include_pad: bool = True, ceil_mode: bool = False,
              divisor_override=None) -> Tensor:
-    win, strides, pads, dil = _window(x, kernel, stride, padding, 1, channels_last)
-    base_pads = pads
-    if ceil_mode:
-        pads = _ceil_pads(x.shape, win, strides, pads, dil)
+    win, strides, base_pads, dil = _window(x, kernel, stride, padding, 1, channels_last)
+    pads = _ceil_pads(x.shape, win, strides, base_pads, dil) if ceil_mode else base_pads
     total = ops.reduce_window_sum(x, window_dimensions=win, window_strides=strides,
                                   padding=pads, window_dilation=dil)
     if divisor_override:
@@ -76,30 +74,24 @@ def avg_pool(x: Tensor, kernel, stride=None, padding=0, channels_last: bool = Fa
     if count_include_pad and not ceil_mode:
         return ops.div(total, full(total.shape, int(np.prod(win)), total.dtype))
     # divide by the number of real (or, with count_include_pad, padded-but-in-range) cells
-    ones = full(x.shape, 1, x.dtype)
+    ones, count_pads = full(x.shape, 1, x.dtype), pads
     if count_include_pad:
         ones = ops.pad(ones, full((), 1, x.dtype),
                        padding_config=tuple((lo, hi, 0) for lo, hi in base_pads))
-        extra = tuple((0, p1 - b1) for (_, p1), (_, b1) in zip(pads, base_pads, strict=True))
-        counts = ops.reduce_window_sum(ones, window_dimensions=win, window_strides=strides,
-                                       padding=extra, window_dilation=dil)
-    else:
-        counts = ops.reduce_window_sum(ones, window_dimensions=win, window_strides=strides,
-                                       padding=pads, window_dilation=dil)
-    return ops.div(total, counts)
+        count_pads = tuple((0, p1 - b1) for (_, p1), (_, b1) in zip(pads, base_pads, strict=True))
+    return ops.div(total, ops.reduce_window_sum(ones, window_dimensions=win, window_strides=strides,
+                                                padding=count_pads, window_dilation=dil))
 
 
 def _ceil_pads(shape, win, strides, pads, dil):
+    """``pads`` with each high side grown so the windows of ``ceil_mode`` fit."""
     out = []
     for size, k, s, (lo, hi), d in zip(shape, win, strides, pads, dil, strict=True):
-        eff = (k - 1) * d + 1
-        span = size + lo + hi - eff
-        n_floor = span // s + 1
+        span = size + lo + hi - (k - 1) * d - 1
         n_ceil = -(-span // s) + 1
         if (n_ceil - 1) * s >= size + lo:  # last window must start inside the input
             n_ceil -= 1
-        extra = max(0, (n_ceil - n_floor) * s)
-        out.append((lo, hi + extra))
+        out.append((lo, hi + max(0, (n_ceil - span // s - 1) * s)))
     return tuple(out)
 
 
@@ -115,19 +107,19 @@ def _max_pool_with_indices(x, kernel, stride, padding, dilation, ceil_mode):
         raise ShapeError(f"pooling output size {outs} of input {x.shape} is too small",
                          op="max_pool")
     inexact = np.issubdtype(x.dtype, np.inexact)
-    lowest = -np.inf if inexact else np.iinfo(x.dtype).min
-    config = [(0, 0, 0), (0, 0, 0)]
-    for n, kk, ss, pp, dd, o in zip(spatial, k, s, p, d, outs, strict=True):
-        config.append((pp, max(0, (o - 1) * ss + dd * (kk - 1) + 1 - n - pp), 0))
-    padded = ops.pad(x, scalar(lowest, x.dtype), padding_config=tuple(config))
-    windows, offsets = [], []
-    for flat in range(math.prod(k)):
-        offset = [int(i) * dd for i, dd in zip(np.unravel_index(flat, k), d, strict=True)]
-        limits = [st + (o - 1) * ss + 1 for st, o, ss in zip(offset, outs, s, strict=True)]
-        window = ops.slice(padded, start_indices=(0, 0, *offset),
-                           limit_indices=(*x.shape[:2], *limits), strides=(1, 1, *s))
+    config = ((0, 0, 0), (0, 0, 0)) + tuple(
+        (pp, max(0, (o - 1) * ss + dd * (kk - 1) + 1 - n - pp), 0)
+        for n, kk, ss, pp, dd, o in zip(spatial, k, s, p, d, outs, strict=True))
+    padded = ops.pad(x, scalar(-np.inf if inexact else np.iinfo(x.dtype).min, x.dtype),
+                     padding_config=config)
+    offsets = [[int(i) * dd for i, dd in zip(np.unravel_index(flat, k), d, strict=True)]
+               for flat in range(math.prod(k))]
+    windows = []
+    for offset in offsets:
+        window = ops.slice(padded, start_indices=(0, 0, *offset), limit_indices=(
+            *x.shape[:2], *[st + (o - 1) * ss + 1 for st, o, ss in zip(offset, outs, s, strict=True)]),
+            strides=(1, 1, *s))
         windows.append(ops.reshape(window, new_sizes=(1,) + window.shape))
-        offsets.append(offset)
     stacked = ops.concatenate(*windows, dimension=0)
     values = ops.reduce_max(stacked, axes=(0,))
     if inexact:  # a window holding NaN is NaN
@@ -136,11 +128,10 @@ def _max_pool_with_indices(x, kernel, stride, padding, dilation, ceil_mode):
     which = ops.argmax(stacked, axis=0, index_dtype=np.int64)
     flat_index = None
     for axis in range(nd):
-        table = constant(np.asarray([o[axis] for o in offsets], dtype=np.int64))
-        start = ops.iota(dtype=np.int64, shape=values.shape, dimension=2 + axis)
-        start = ops.mul(start, full(start.shape, s[axis], np.int64))
-        coord = ops.add(ops.sub(start, full(start.shape, p[axis], np.int64)),
-                        take(table, which, 0))
+        start = ops.mul(ops.iota(dtype=np.int64, shape=values.shape, dimension=2 + axis),
+                        full(values.shape, s[axis], np.int64))
+        coord = ops.add(ops.sub(start, full(start.shape, p[axis], np.int64)), take(
+            constant(np.asarray([o[axis] for o in offsets], dtype=np.int64)), which, 0))
         flat_index = coord if flat_index is None else ops.add(
             ops.mul(flat_index, full(coord.shape, spatial[axis], np.int64)), coord)
     return values, flat_index
@@ -151,13 +142,12 @@ def max_pool_backward(grad: Tensor, indices: Tensor, input_shape: tuple, nd: int
     gradient added at its index in its row (the axes before the ``nd`` spatial ones)."""
     rows = math.prod(input_shape[:len(input_shape) - nd])
     plane = math.prod(input_shape[len(input_shape) - nd:])
-    g = ops.reshape(grad, new_sizes=(rows, grad.size // max(rows, 1)))
     idx = ops.reshape(indices, new_sizes=(rows, indices.size // max(rows, 1)))
-    row = ops.iota(dtype=np.int64, shape=idx.shape, dimension=0)
-    target = ops.add(ops.mul(row, full(row.shape, plane, np.int64)), idx)
-    flat = full((rows * plane,), 0, grad.dtype)
-    out = ops.scatter_add(flat, ops.reshape(target, new_sizes=(target.size, 1)),
-                          ops.reshape(g, new_sizes=(g.size,)), update_window_dims=(),
+    target = ops.add(ops.mul(ops.iota(dtype=np.int64, shape=idx.shape, dimension=0),
+                             full(idx.shape, plane, np.int64)), idx)
+    out = ops.scatter_add(full((rows * plane,), 0, grad.dtype),
+                          ops.reshape(target, new_sizes=(target.size, 1)),
+                          ops.reshape(grad, new_sizes=(grad.size,)), update_window_dims=(),
                           inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
                           mode="fill")
     return ops.reshape(out, new_sizes=tuple(input_shape))
