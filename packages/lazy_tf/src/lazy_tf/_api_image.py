@@ -12,6 +12,8 @@ re-runs the call in TF, which raises its own error.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import lazycore as lc
@@ -65,14 +67,13 @@ def _taps(method: str, n_in: int, n_out: int) -> list:
 
 
 def _resample(t: lc.Tensor, axis: int, method: str, n_out: int) -> lc.Tensor:
-    out = None
-    for index, weight in _taps(method, t.shape[axis], n_out):
-        v = num.take(t, lc.constant(index), axis)
-        if weight is not None:
-            shape = tuple(n_out if d == axis else 1 for d in range(t.ndim))
-            v = ops.mul(v, num.broadcast_to(lc.constant(weight.reshape(shape)), v.shape))
-        out = v if out is None else ops.add(out, v)
-    return out
+    """The taps' sum, in tap order (weighted taps broadcast over the other axes)."""
+    shape = tuple(n_out if d == axis else 1 for d in range(t.ndim))
+    return functools.reduce(ops.add, [
+        num.take(t, lc.constant(index), axis) if weight is None else
+        num.elementwise("mul", num.take(t, lc.constant(index), axis),
+                        lc.constant(weight.reshape(shape)))
+        for index, weight in _taps(method, t.shape[axis], n_out)])
 
 
 @api("image.resize", "gather, mul, add (TF's half-pixel taps)", tensors=("images",))
@@ -106,17 +107,16 @@ def _box(t: lc.Tensor, top: int, left: int, height: int, width: int, pad: bool) 
             left + inner[1] > outer[1]:
         raise ValueError(f"the box ({top}, {left}, {height}, {width}) does not fit the image")
     if pad:
-        rows = ((0, 0, 0),) * (t.ndim - 3) + ((top, height - h - top, 0),
-                                               (left, width - w - left, 0), (0, 0, 0))
-        return ops.pad(t, lc.scalar(0, t.dtype), padding_config=rows)
+        return ops.pad(t, lc.scalar(0, t.dtype), padding_config=((0, 0, 0),) * (t.ndim - 3) + (
+            (top, height - h - top, 0), (left, width - w - left, 0), (0, 0, 0)))
     return num.getitem(t, (Ellipsis, slice(top, top + height), slice(left, left + width),
                            slice(None)))
 
 
 def _bounding_box(pad: bool):
     def impl(image, offset_height, offset_width, target_height, target_width):
-        box = (static_int(v) for v in (offset_height, offset_width, target_height, target_width))
-        return _box(_image(image), *box, pad=pad)
+        return _box(_image(image), *(static_int(v) for v in (
+            offset_height, offset_width, target_height, target_width)), pad=pad)
     return impl
 
 
@@ -128,16 +128,15 @@ api("image.pad_to_bounding_box", "pad", tensors=("image",))(_bounding_box(True))
 def _resize_with_crop_or_pad(image, target_height, target_width):
     t, th, tw = _image(image), static_int(target_height), static_int(target_width)
     h, w = t.shape[-3], t.shape[-2]
-    cropped = _box(t, max((h - th) // 2, 0), max((w - tw) // 2, 0), min(th, h), min(tw, w), False)
-    return _box(cropped, max((th - h) // 2, 0), max((tw - w) // 2, 0), th, tw, True)
+    return _box(_box(t, max((h - th) // 2, 0), max((w - tw) // 2, 0), min(th, h), min(tw, w),
+                     False), max((th - h) // 2, 0), max((tw - w) // 2, 0), th, tw, True)
 
 
 @api("image.central_crop", "slice", tensors=("image",))
 def _central_crop(image, central_fraction):
-    f = float(static(central_fraction))
+    f, t = float(static(central_fraction)), _image(image)
     if not 0 < f <= 1:
         raise ValueError("central_fraction must be within (0, 1]")
-    t = _image(image)
     h, w = t.shape[-3], t.shape[-2]
     top, left = int((h - h * f) / 2), int((w - w * f) / 2)
     return t if f == 1 else _box(t, top, left, h - 2 * top, w - 2 * left, False)
@@ -154,19 +153,18 @@ def _total_variation(images, name=None):
     t = require(_image(images, "images"), lambda d: REAL(d) and not lc.dtypes.is_unsigned(d),
                 "total_variation")
     axes, every = None if t.ndim == 3 else (1, 2, 3), slice(None)
-    down = _variation(t, (Ellipsis, slice(1, None), every, every),
-                      (Ellipsis, slice(None, -1), every, every), axes)
-    across = _variation(t, (Ellipsis, slice(1, None), every), (Ellipsis, slice(None, -1), every),
-                        axes)
-    return ops.add(down, across)
+    return ops.add(_variation(t, (Ellipsis, slice(1, None), every, every),  # down, across
+                              (Ellipsis, slice(None, -1), every, every), axes),
+                   _variation(t, (Ellipsis, slice(1, None), every),
+                              (Ellipsis, slice(None, -1), every), axes))
 
 
 @api("image.rgb_to_grayscale", "dot_general", tensors=("images",))
 def _rgb_to_grayscale(images, name=None):
     """TF's weights, in float32 (integer pixels, which TF rescales, run eagerly)."""
     t = require(to_core(images), FLOAT, "rgb_to_grayscale")
-    weights = lc.constant(np.array([[0.2989], [0.5870], [0.1140]], np.float32))
-    return num.cast(num.matmul(num.cast(t, np.float32), weights), t.dtype)
+    return num.cast(num.matmul(num.cast(t, np.float32), lc.constant(
+        np.array([[0.2989], [0.5870], [0.1140]], np.float32))), t.dtype)
 
 
 @api("image.per_image_standardization", "mean, std, max, sub, div", tensors=("image",))
@@ -177,5 +175,5 @@ def _per_image_standardization(image):
         raise ValueError(f"'image' must be at least three-dimensional, got shape {t.shape}")
     x, axes = num.cast(t, np.float32), (-3, -2, -1)
     mean, std = (num.broadcast_to(f(x, axes, keepdims=True), x.shape) for f in (num.mean, num.std))
-    floor = num.full(x.shape, _F32(1) / np.sqrt(_F32(np.prod(t.shape[-3:]))), np.float32)
-    return ops.div(ops.sub(x, mean), num.maximum(std, floor))
+    return ops.div(ops.sub(x, mean), num.maximum(std, num.full(  # std, at least 1/sqrt(pixels)
+        x.shape, _F32(1) / np.sqrt(_F32(np.prod(t.shape[-3:]))), np.float32)))
