@@ -16,7 +16,8 @@ import numpy as np
 from . import ops
 from .dtypes import is_inexact
 from .ir import LEAF_OPS, Frozen, Node
-from .ops.registry import OPS, defop, interpret
+from .ops.control import scan_vjp
+from .ops.registry import OPS, defop
 from .tensor import Tensor
 
 
@@ -75,9 +76,9 @@ def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozens
     return Frozen(instructions), leaves, reached, tuple(ref(r) for r in outputs)
 
 
-# a visible output's tuple_get node -> a ``loops.scan``'s trail gets (the carry before each
-# step, stacked): ``grad`` runs the loop's backward from them instead of
-# running the forward loop again. Keyed by the visible outputs (the trail refers to
+# a visible output's tuple_get node -> a saved ``loops.scan``'s residual gets (its vjp's
+# residuals, ``ops.control.scan_vjp``): ``grad`` runs the loop's backward from them instead
+# of running the forward loop again. Keyed by the visible outputs (the residuals refer to
 # the scan node, never to them), so an entry lives as long as the loop's results.
 TRAILS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -129,42 +130,23 @@ def _saved_refs(interior, position, leaves, n_wrt) -> dict:
 
 
 def _saved_scan(ins, outs, spec):
-    """A scan whose results are ``outs`` (its forward loop's, zeros where unused), with
-    a backward that is one reverse loop: each step re-runs the body once from the trail
-    (the carry before that step, the last outputs) under ``jax.vjp``."""
+    """A scan whose results are ``outs`` (its forward loop's, zeros where unused; its
+    residuals last), with the forward's own vjp as backward: ``scan_vjp``'s pullback
+    rebuilt from the residuals, so the backward is one reverse loop and no step runs twice."""
     import jax
     import jax.numpy as jnp
 
-    program, outputs, n_carry, n_x, _, length, reverse, out_avals = spec
-    n_in, n_vis = len(ins), len(out_avals) - n_carry
+    n_in, n_vis = len(ins), len(spec[1])
+    shape = []
+    jax.eval_shape(lambda *a: shape.append(jax.tree_util.tree_structure(scan_vjp(spec, a)[1])),
+                   *ins)
     diff = [k for k, v in enumerate(ins) if jnp.issubdtype(v.dtype, jnp.inexact)]
-    d_carry, d_x = [k for k in diff if k < n_carry], [k for k in diff if n_carry <= k < n_carry + n_x]
-    d_rest = [k for k in diff if k >= n_carry + n_x]
-    d_y = [k for k in range(n_carry, n_vis) if jnp.issubdtype(out_avals[k].dtype, jnp.inexact)]
     run = jax.custom_vjp(lambda *args: args[n_in:])
 
     def bwd(args, cts):
-        def body(acc, step):
-            carry_t, x_t, ct_y, ct_trail = step
-            now = list(carry_t) + list(x_t) + list(args[n_carry + n_x:n_in])
-
-            def f(*d):
-                full = dict(enumerate(now)) | dict(zip(diff, d, strict=True))
-                out = interpret(program, tuple(full[k] for k in range(n_in)), outputs)
-                return tuple(out[k] for k in d_carry + d_y)
-
-            got = dict(zip(diff, jax.vjp(f, *[now[k] for k in diff])[1](acc[0] + ct_y),
-                           strict=True))
-            return ((tuple(got[k] + t for k, t in zip(d_carry, ct_trail, strict=True)),
-                     tuple(a + got[k] for a, k in zip(acc[1], d_rest, strict=True))),
-                    tuple(got[k] for k in d_x))
-
-        acc = (tuple(cts[k] for k in d_carry), tuple(jnp.zeros_like(args[k]) for k in d_rest))
-        steps = (args[n_in + n_vis:], args[n_carry:n_carry + n_x], tuple(cts[k] for k in d_y),
-                 tuple(cts[n_vis + k] for k in d_carry))
-        (ct_init, ct_rest), ct_xs = jax.lax.scan(body, acc, steps, length=length,
-                                                 reverse=not reverse)
-        got = dict(zip(d_carry + d_x + d_rest, ct_init + ct_xs + ct_rest, strict=True))
+        pullback = jax.tree_util.tree_unflatten(shape[0], args[n_in + n_vis:])
+        got = dict(zip(diff, pullback([c for c, o in zip(cts, outs[:n_vis], strict=False)
+                                       if jnp.issubdtype(o.dtype, jnp.inexact)]), strict=True))
         return tuple(got.get(k) for k in range(n_in)) + (None,) * len(outs)
 
     run.defvjp(lambda *args: (args[n_in:], args), bwd)

@@ -151,16 +151,9 @@ def _run_op(node, operands: list, numpy_kernels: bool, owned: bool = False):
 #: forward sub-program under ``jax.vjp``): one jit of the op compiles once per shapes,
 #: where eager dispatch would compile each of its primitives on its own.
 _JIT_OPS = frozenset({"vjp"})
-_JITTED: dict = {}
-
-
+@functools.lru_cache(maxsize=256)
 def _jitted(op: str, attrs: tuple):
-    fn = _JITTED.get((op, attrs))
-    if fn is None:
-        if len(_JITTED) >= 256:
-            _JITTED.clear()
-        fn = _JITTED[(op, attrs)] = jax.jit(functools.partial(OPS[op].lower, **dict(attrs)))
-    return fn
+    return jax.jit(functools.partial(OPS[op].lower, **dict(attrs)))
 
 
 def _numpy_ok(node, operands) -> bool:

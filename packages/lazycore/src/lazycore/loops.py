@@ -6,9 +6,10 @@ autodiff cut, while the op itself stays with the other ops below them."""
 from __future__ import annotations
 
 from .autodiff import TRAILS, _cut_program
+from .dtypes import is_inexact
 from .errors import ShapeError
 from .ir import Aval, Frozen
-from .ops.control import scan_op
+from .ops.control import residual_avals, scan_op
 from .random import Generator
 from .subprogram import CaptureError, capturing, placeholder
 from .tensor import Tensor
@@ -34,14 +35,16 @@ def _outside(roots, holders) -> frozenset:
     return frozenset(k for k, v in inside.items() if not v)
 
 
-def scan(body, init, xs, consts=(), *, reverse: bool = False):
+def scan(body, init, xs, consts=(), *, reverse: bool = False, save: bool = True):
     """Run ``body(carry, x, consts) -> (new_carry, y)`` over the leading axis of ``xs``.
 
     ``init``, ``xs``, ``consts``: lists of ``lazycore.Tensor``; each ``xs`` entry has the
     loop length as its first dimension, the body sees one slice. ``new_carry`` must have
     ``init``'s shapes and dtypes. Returns (final carry list, list of stacked ``y``s, each
     with the loop length first). ``reverse``: run from the last slice to the first (the
-    ``y``s are still stacked in input order). Records one node, whatever the length."""
+    ``y``s are still stacked in input order). Records one node, whatever the length.
+    ``save``: the loop also outputs what ``grad`` needs (``ops.control.scan_vjp``); off for
+    a loop whose backward the caller writes."""
     init, xs, consts = list(init), list(xs), list(consts)
     if not xs:
         raise ValueError("scan needs at least one sequence in xs")
@@ -72,7 +75,7 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False):
             raise ShapeError(f"scan: the body changed a carry from {a.aval} to {b.aval}",
                              op="scan")
     in_nodes = [h.node for h in holders]
-    out_nodes = [t.node for t in new_carry + ys + holders[:n_carry]]  # + the trail
+    out_nodes = [t.node for t in new_carry + ys]
     program, leaves, _, outs = _cut_program(out_nodes, in_nodes, _outside(out_nodes, in_nodes))
     for leaf in leaves:
         if leaf.op == "failed" and not isinstance(leaf.value, CaptureError):  # an
@@ -80,12 +83,14 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False):
             raise ShapeError(f"scan: the body depends on a value that failed: {leaf.value}",
                              op="scan")
     out_avals = (tuple(t.aval for t in new_carry)
-                 + tuple(Aval((length,) + t.shape, t.dtype) for t in ys + init))
-    spec = Frozen((program, outs, n_carry, n_x, len(consts) + len(leaves), length, reverse,
-                   out_avals))
-    values = scan_op(*init, *xs, *consts, *[Tensor(n) for n in leaves], spec=spec)
-    end = len(values) - n_carry
-    values, trail = values[:end], tuple(t.node for t in values[end:])
-    for v in values:
-        TRAILS[v.node] = trail
-    return list(values[:n_carry]), list(values[n_carry:])
+                 + tuple(Aval((length,) + t.shape, t.dtype) for t in ys))
+    operands = init + xs + consts + [Tensor(n) for n in leaves]
+    save = (save and any(is_inexact(t.dtype) for t in operands)
+            and any(is_inexact(a.dtype) for a in out_avals))
+    spec = (program, outs, n_carry, n_x, len(consts) + len(leaves), length, reverse, save)
+    if save:
+        out_avals += residual_avals(Frozen(spec + (out_avals,)), tuple(t.aval for t in operands))
+    values = scan_op(*operands, spec=Frozen(spec + (out_avals,)))
+    for v in values[:len(outs)] if save else ():
+        TRAILS[v.node] = tuple(t.node for t in values[len(outs):])
+    return list(values[:n_carry]), list(values[n_carry:len(outs)])

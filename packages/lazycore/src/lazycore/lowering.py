@@ -9,6 +9,7 @@ up: node hashes plus operand positions (which leaves are shared) and leaf avals.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -193,18 +194,11 @@ def _stencil_sources(program: Program) -> frozenset[int]:
     for node, positions in zip(program.nodes, program.operand_positions, strict=True):
         if node.op == "slice":
             src = positions[0]
-            read[src] = read.get(src, 0) + _size(node.aval.shape)
+            read[src] = read.get(src, 0) + math.prod(node.aval.shape)
     nodes = program.nodes
     return frozenset(p for p, total in read.items()
-                     if total > _size(nodes[p].aval.shape) and not nodes[p].is_leaf
+                     if total > math.prod(nodes[p].aval.shape) and not nodes[p].is_leaf
                      and nodes[p].op not in _CHEAP_SOURCES)
-
-
-def _size(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 # ops whose value is cheaper to recompute in each reader than to materialize

@@ -21,13 +21,14 @@ and device data it captured are passed as the same leaves every call.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import lru_cache
 
 from . import config, metrics
-from .autodiff import _cut_program, interpret
+from .autodiff import _cut_program
 from .callsite import _call_site
 from .errors import LazyError
 from .ir import LEAF_OPS, Aval, Frozen, Node
-from .ops.registry import defop
+from .ops.registry import defop, interpret
 from .tensor import Tensor
 
 
@@ -39,19 +40,15 @@ def _call_rule(*avals, spec):
     return spec[2]
 
 
-_JITTED: dict = {}
-
-
 def _call_lower(*args, spec):
-    fn = _JITTED.get(spec)
-    if fn is None:
-        import jax
+    return tuple(_jitted(spec)(*args))
 
-        program, outputs = spec[0], spec[1]
-        fn = _JITTED[spec] = jax.jit(lambda *xs: interpret(program, xs, outputs))
-        if len(_JITTED) > 1024:
-            _JITTED.pop(next(iter(_JITTED)))
-    return tuple(fn(*args))
+
+@lru_cache(maxsize=1024)
+def _jitted(spec):
+    import jax
+
+    return jax.jit(lambda *xs: interpret(spec[0], xs, spec[1]))
 
 
 call = defop("call", "program", _call_rule, _call_lower, multi_output=True)

@@ -244,7 +244,7 @@ def recurrent_layer(kind: str, xw: Tensor, w_hh: Tensor, h0s, *, b_hh=None,
     ``recurrent_layer_backward`` takes."""
     cell = _cell(kind, gate_order)
     consts = [w_hh] + ([b_hh] if b_hh is not None else [])
-    finals, saved = scan(cell.step, list(h0s), [xw], consts, reverse=reverse)
+    finals, saved = scan(cell.step, list(h0s), [xw], consts, reverse=reverse, save=False)
     return saved[0], finals, saved
 
 
@@ -258,7 +258,7 @@ def recurrent_layer_backward(kind: str, d_out, d_finals, w_hh: Tensor, h0s, save
     d_out = d_out if d_out is not None else full_like(out, 0)
     d_carry = [d if d is not None else full_like(h, 0) for d, h in zip(d_finals, h0s, strict=True)]
     d_h0s, d_steps = scan(cell.back, d_carry, [d_out] + cell.back_inputs(h0s, saved, reverse),
-                          consts, reverse=not reverse)
+                          consts, reverse=not reverse, save=False)
     d_pre = d_steps[-1]  # gradient of the hidden-side pre-activations, (T, B, G)
     d_w = ops.dot_general(d_pre, shift_steps(out, h0s[0], reverse=reverse),
                           contracting=((0, 1), (0, 1)), batch=((), ()))
