@@ -165,8 +165,14 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
 
     # -- observation (syncs) ---------------------------------------------------------
     @lc.diagnostics.observes("print")
-    def __repr__(self) -> str:
-        return "Lazy" + repr(self.__array__())
+    def __repr__(self) -> str:  # a 0-d value stands for a NumPy scalar: np.int64(3)
+        return repr(self.__array__()[()]) if self.ndim == 0 else "Lazy" + repr(self.__array__())
+
+    @lc.diagnostics.observes("item")
+    def __hash__(self) -> int:  # 0-d as NumPy scalars: dict keys (for label in y: d[label])
+        if self.ndim:
+            raise TypeError("unhashable type: 'numpy.ndarray'")
+        return hash(self.__array__()[()])
 
     @lc.diagnostics.observes("print")
     def __str__(self) -> str:

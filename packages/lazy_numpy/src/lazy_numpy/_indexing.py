@@ -101,6 +101,16 @@ def _slice_bound(v):
     raise TypeError("slice indices must be integers or None or have an __index__ method")
 
 
+def _host_lists(key):
+    """Lists of host values in a key as the arrays NumPy makes of them: ``[True, False]``
+    is a mask, not the indices 1 and 0."""
+    if isinstance(key, tuple):
+        return tuple(_host_lists(k) for k in key)
+    if isinstance(key, list) and not any(isinstance(v, LazyArray) for v in key):
+        return np.asarray(key)
+    return key
+
+
 def _check_masks(shape, key) -> None:
     """NumPy's IndexError for a boolean index whose shape does not match its axes."""
     items = key if isinstance(key, tuple) else (key,)
@@ -261,6 +271,7 @@ for _stem, _ufunc in _operators.BINARY.items():
 def getitem(a: LazyArray, key) -> LazyArray:
     if basic_signature(key) is not None:  # ints and slices: a view (the common read)
         return _views.index(a, lc.numeric.getitem(a._t, key), key)
+    key = _host_lists(key)
     _check_masks(a.shape, key)
     mask = _lone_mask(a, key)
     if mask is not None:
@@ -277,6 +288,7 @@ def setitem(a: LazyArray, key, value) -> None:
     if basic_signature(key) is not None:  # ints and slices: no masks, no index arrays
         a._t = lc.numeric.setitem(a._t, key, _value_tensor(a, value))
         return
+    key = _host_lists(key)
     _check_masks(a.shape, key)
     mask = _lone_mask(a, key)
     if mask is not None:

@@ -1,0 +1,58 @@
+"""Idioms of published NumPy programs (classifiers counting labels, masks written as
+Python lists, printed lists of scalars), lazily against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazy_numpy as lnp
+
+
+def test_scalars_from_iteration_and_reductions_are_dict_keys():
+    """``for label in y: counts[label] += 1`` and ``dict(zip(*np.unique(..., return_counts=
+    True)))``: the 0-d values stand for NumPy scalars, which are hashable."""
+    y = np.array([3, 1, 2, 3, 1, 3])
+
+    def program(y):
+        counts = {}
+        for label in y:
+            counts[label] = counts.get(label, 0) + 1
+        table = dict(zip(*np.unique(y, return_counts=True), strict=True))
+        return counts, table, {y.max(), y.min(), y[0]}
+
+    for got, want in zip(program(lnp.asarray(y)), program(y), strict=True):
+        assert got == want and repr(sorted(got)) == repr(sorted(want))
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(lnp.asarray(y))
+    assert hash(lnp.asarray(np.float64(0.5))) == hash(np.float64(0.5))
+
+
+def test_printed_scalars_read_as_numpys():
+    x = np.array([0.5, 1.5, 2.0])
+    lx = lnp.asarray(x)
+    assert repr([lx.sum(), lx.argmax(), lx[0] > 1]) == repr([x.sum(), x.argmax(), x[0] > 1])
+    assert repr(lx).startswith("Lazy")  # arrays still say they are lazy
+
+
+@pytest.mark.parametrize("key", [[True, False, True], [True, False], [[True, False, True]],
+                                 ([True, False, True], 1), [1, True], [], [2, 0, 2]])
+def test_python_list_keys_read_and_write_as_numpy(key):
+    """A list of Python bools is a mask (NumPy makes an array of it), not indices 1 and 0;
+    a wrong length is NumPy's IndexError, not a silent gather of rows 1 and 0."""
+    def outcome(a):
+        try:
+            read = np.asarray(a[key]).copy()
+            a[key] = -1
+            return read, np.asarray(a)
+        except IndexError as e:
+            return type(e)
+
+    x = np.arange(6.0).reshape(3, 2)
+    got, want = outcome(lnp.asarray(x)), outcome(x.copy())
+    if isinstance(want, type):
+        assert got is want
+    else:
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+            assert g.shape == w.shape
