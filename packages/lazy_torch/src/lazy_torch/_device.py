@@ -212,6 +212,8 @@ def setup() -> torch.device:
     lib.impl("eye", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("eye.m", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("randperm", _randperm, "PrivateUse1")
+    lib.impl("_local_scalar_dense", lambda t: _tensor.to_cpu(t, cause="item").item(),
+             "PrivateUse1")  # torch.tensor([lazy 0-dim tensors]) reads them below Python
     lib.impl("one_hot", _one_hot, "AutogradPrivateUse1")
     lib.impl("_pin_memory", _pin_memory, "CPU")
     lib.impl("is_pinned", _is_pinned, "CPU")

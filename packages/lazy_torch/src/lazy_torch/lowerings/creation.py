@@ -63,8 +63,7 @@ def new_full(x, size, fill_value, *, dtype=None, layout=None, device=None, pin_m
 
 @lower("scalar_tensor.default", "prims.scalar_tensor.default")
 def scalar_tensor(value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    dt = to_np(dtype) if dtype is not None else default_float()
-    return lc.scalar(value, dt)
+    return lc.scalar(value, to_np(dtype) if dtype is not None else default_float())
 
 
 @lower("prims.full.default")

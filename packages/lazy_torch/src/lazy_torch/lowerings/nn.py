@@ -173,8 +173,7 @@ def threshold_backward(grad, x, threshold):
     if (grad.dtype != x.dtype or grad.shape != x.shape or not D.is_floating(x.dtype)
             or type(threshold) not in (int, float)):
         return NotImplemented
-    dead = ops.le(x, full_like(x, threshold))
-    return ops.select(dead, full_like(grad, 0), grad)
+    return ops.select(ops.le(x, full_like(x, threshold)), full_like(grad, 0), grad)
 
 
 # -- pooling --------------------------------------------------------------------------------

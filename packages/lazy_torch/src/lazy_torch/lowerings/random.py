@@ -48,8 +48,7 @@ def bernoulli_p(x, p=0.5, *, generator=None):
 
 @lower("bernoulli.default")
 def bernoulli(x, *, generator=None):
-    u = _uniform(x.shape, D.float32)
-    return num.cast(ops.lt(u, num.cast(x, D.float32)), x.dtype)
+    return num.cast(ops.lt(_uniform(x.shape, D.float32), num.cast(x, D.float32)), x.dtype)
 
 
 @lower("random_.from", "random_.to", "random_.default")
@@ -60,8 +59,7 @@ def random_(x, from_=None, to=None, *, generator=None):
         from_ = 0
     if to is None:
         to = 2 ** 24 if D.is_floating(x.dtype) else (2 if D.is_bool(x.dtype) else 2 ** 31 - 1)
-    draw = GENERATOR.integers(int(from_), int(to), x.shape, D.int64)
-    return num.cast(draw, x.dtype)
+    return num.cast(GENERATOR.integers(int(from_), int(to), x.shape, D.int64), x.dtype)
 
 
 @lower("rand_like.default")

@@ -192,8 +192,7 @@ lower("cumprod.default", "cumprod_.default")(_cumulative("cumprod"))
 
 @lower("logcumsumexp.default")
 def logcumsumexp(x, dim):
-    d = wrap_dim(dim, x.ndim)
-    return x if x.ndim == 0 else ops.cumlogsumexp(x, axis=d)
+    return x if x.ndim == 0 else ops.cumlogsumexp(x, axis=wrap_dim(dim, x.ndim))
 
 
 lower("cummax.default")(lambda x, dim: num.cumulative("cummax", x, wrap_dim(dim, x.ndim),

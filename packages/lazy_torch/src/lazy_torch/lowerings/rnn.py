@@ -18,8 +18,7 @@ def lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
 @lower("_thnn_fused_lstm_cell_backward_impl.default")
 def lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
     grad_gates, grad_cx = num.lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace)
-    grad_bias = ops.reduce_sum(grad_gates, axes=(0,)) if has_bias else None
-    return grad_gates, grad_cx, grad_bias
+    return grad_gates, grad_cx, ops.reduce_sum(grad_gates, axes=(0,)) if has_bias else None
 
 
 @lower("_thnn_fused_gru_cell.default")
@@ -30,6 +29,6 @@ def gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
 @lower("_thnn_fused_gru_cell_backward.default")
 def gru_cell_backward(grad_hy, workspace, has_bias):
     grad_input, grad_hidden, dhx = num.gru_cell_backward(grad_hy, workspace)
-    gi = ops.reduce_sum(grad_input, axes=(0,)) if has_bias else None
-    gh = ops.reduce_sum(grad_hidden, axes=(0,)) if has_bias else None
-    return grad_input, grad_hidden, dhx, gi, gh
+    bias_grads = [ops.reduce_sum(g, axes=(0,)) if has_bias else None
+                  for g in (grad_input, grad_hidden)]
+    return grad_input, grad_hidden, dhx, *bias_grads

@@ -64,8 +64,8 @@ def view_as_real(x):
 
 @lower("view_as_complex.default")
 def view_as_complex(x):
-    pairs = num.reinterpret(x, np.dtype(f"c{2 * x.dtype.itemsize}"))
-    return ops.reshape(pairs, new_sizes=x.shape[:-1])
+    return ops.reshape(num.reinterpret(x, np.dtype(f"c{2 * x.dtype.itemsize}")),
+                       new_sizes=x.shape[:-1])
 
 
 def transpose(x, d0, d1):
@@ -160,8 +160,7 @@ def select(x, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x.shape)} at dimension {d}")
     index %= size
-    y = slice_(x, d, index, index + 1)
-    return ops.reshape(y, new_sizes=x.shape[:d] + x.shape[d + 1:])
+    return ops.reshape(slice_(x, d, index, index + 1), new_sizes=x.shape[:d] + x.shape[d + 1:])
 
 
 @lower("select_backward.default")

@@ -53,8 +53,8 @@ def copy_(func, args, kwargs):
 @special(aten.copy.default)
 def copy(func, args, kwargs):
     dst, src = args[0], args[1]
-    value = lc.numeric.cast(_core(src), np_dtype(dst.dtype))
-    return wrap(lc.numeric.broadcast_to(value, tuple(dst.shape)))
+    return wrap(lc.numeric.broadcast_to(lc.numeric.cast(_core(src), np_dtype(dst.dtype)),
+                                        tuple(dst.shape)))
 
 
 @special(aten._to_copy.default)
@@ -79,6 +79,17 @@ def equal(func, args, kwargs):
     if tuple(a.shape) != tuple(b.shape):
         return False
     return bool(torch.equal(to_cpu(a), to_cpu(b) if isinstance(b, LazyTensor) else b))
+
+
+@special(aten._pack_padded_sequence.default)
+def pack_padded_sequence(func, args, kwargs):
+    """Eager's kernel packs the positions of the (T, B) grid (its checks, and ``batch_sizes``
+    kept on the host as eager's); the packed data is those rows of the lazy input."""
+    x, lengths, batch_first = args
+    rows, batch_sizes = func(torch.arange(x.shape[0] * x.shape[1]).view(x.shape[:2]), lengths,
+                             batch_first)
+    flat = lc.ops.reshape(_core(x), new_sizes=(x.shape[0] * x.shape[1], *x.shape[2:]))
+    return wrap(lc.numeric.take(flat, cpu_to_core(rows), 0)), batch_sizes
 
 
 @special(aten.is_same_size.default)
@@ -140,8 +151,7 @@ def _vjp(forward, grad_output, input_):
 @special(aten._adaptive_avg_pool2d_backward.default)
 def adaptive_avg_pool2d_backward(func, args, kwargs):
     grad, x = args
-    size = list(grad.shape[-2:])
-    return _vjp(lambda t: aten._adaptive_avg_pool2d.default(t, size), grad, x)
+    return _vjp(lambda t: aten._adaptive_avg_pool2d.default(t, list(grad.shape[-2:])), grad, x)
 
 
 def _zeros_input(like, size):
