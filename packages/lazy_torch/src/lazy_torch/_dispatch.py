@@ -181,8 +181,7 @@ def _out_args(func) -> list[str]:
 
 def _functional_of(func):
     name = func._schema.name.split("::")[1]
-    base = name[:-1] if name.endswith("_") else name
-    packet = getattr(aten, base, None)
+    packet = getattr(aten, name[:-1] if name.endswith("_") else name, None)
     if packet is None:
         return None
     op = getattr(packet, func._overloadname, None)

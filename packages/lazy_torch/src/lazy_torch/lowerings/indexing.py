@@ -199,9 +199,9 @@ def masked_select(x, mask):
 
 @lower("take.default")
 def take(x, index):
-    out = num.take(ops.reshape(x, new_sizes=(x.size,)), index, 0)
     return checked(index, x.size, IndexError, f"out of range: tried to access an index out of "
-                   f"[-{x.size}, {x.size}) on a tensor of {x.size} elements.", "aten.take", out)
+                   f"[-{x.size}, {x.size}) on a tensor of {x.size} elements.", "aten.take",
+                   num.take(ops.reshape(x, new_sizes=(x.size,)), index, 0))
 
 
 @lower("index_fill.int_Scalar", "index_fill_.int_Scalar", "index_fill.int_Tensor",

@@ -6,9 +6,11 @@ the forward lowering (``lc.grad``), so they stay exact and fuse with the step.
 
 from __future__ import annotations
 
+import torch
+
 import lazycore as lc
 
-from .._convert import np_dtype
+from .._convert import cpu_to_core, np_dtype, torch_dtype
 from .common import OPMATH, D, full_like, in_opmath, num, ops, wrap_dim
 from .indexing import SELF_RANGE, checked
 from .random import GENERATOR
@@ -75,6 +77,24 @@ def bmm(a, b):
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _same_dtype("bmm", a, b)
     return _dot(a, b, ((2,), (1,)), ((0,), (0,)))
+
+
+@lower("affine_grid_generator.default")
+def affine_grid_generator(theta, size, align_corners):
+    """Eager's base grid bit for bit: the sampling points of an identity ``theta`` (the
+    spatial transformer's initial one) are pixel centres, where one ulp moves
+    ``grid_sample``'s floor and so its gradient. The base is eager's own kernel run on the
+    host for an identity ``theta`` (exact), a ones column, then one product with
+    ``theta``; other sizes keep the decomposition and its checks."""
+    d = len(size) - 2
+    if d not in (2, 3) or theta.shape != (size[0], d, d + 1):
+        return NotImplemented
+    eye = torch.eye(d, d + 1, dtype=torch_dtype(theta.dtype))[None]
+    base = torch.ops.aten.affine_grid_generator(eye, [1, 1, *size[2:]], align_corners)
+    base = torch.nn.functional.pad(base.reshape(-1, d), (0, 1), value=1.0)
+    out = _dot(theta, cpu_to_core(base), ((2,), (1,)), ((), ()))  # (N, d, points)
+    return ops.reshape(ops.transpose(out, permutation=(0, 2, 1)),
+                       new_sizes=(size[0], *size[2:], d))
 
 
 @lower("baddbmm.default", "baddbmm_.default")

@@ -289,8 +289,8 @@ def pow_(x, y):
 
 @lower("float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar")
 def float_power(x, y):
-    dt = D.complex128 if D.is_complex(compute_dtype([x, y])) else D.float64
-    return ops.pow(*num.promote([x, y], dtype=dt))
+    return ops.pow(*num.promote([x, y], dtype=D.complex128 if D.is_complex(compute_dtype([x, y]))
+                                else D.float64))
 
 
 def _binary(core, kind=DEFAULT):

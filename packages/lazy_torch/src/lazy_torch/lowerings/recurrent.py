@@ -88,8 +88,7 @@ def layer_stack(recurrence, kind, input, states, params, has_biases, num_layers,
         x = outs[0] if dirs == 1 else torch.cat(outs, dim=2)
         if dropout and train and layer < num_layers - 1:
             x = torch.nn.functional.dropout(x, dropout, True)
-    output = x.transpose(0, 1) if batch_first else x
-    return output, [torch.stack(f, 0) for f in finals]
+    return x.transpose(0, 1) if batch_first else x, [torch.stack(f, 0) for f in finals]
 
 
 def _recurrence(kind, reverse, xw, w_hh, b_hh, states):

@@ -175,8 +175,8 @@ def select_backward(grad, input_sizes, dim, index):
     index %= sizes[d]
     config = [(0, 0, 0)] * len(sizes)
     config[d] = (index, sizes[d] - index - 1, 0)
-    g = ops.reshape(grad, new_sizes=sizes[:d] + (1,) + sizes[d + 1:])
-    return ops.pad(g, lc.scalar(0, grad.dtype), padding_config=tuple(config))
+    return ops.pad(ops.reshape(grad, new_sizes=sizes[:d] + (1,) + sizes[d + 1:]),
+                   lc.scalar(0, grad.dtype), padding_config=tuple(config))
 
 
 @lower("unsqueeze.default", "unsqueeze_copy.default")

@@ -162,14 +162,13 @@ def _zeros_input(like, size):
 def upsample_bilinear2d_backward(func, args, kwargs):
     grad, output_size, input_size, align_corners, *scales = list(args) + [
         kwargs.get("scales_h"), kwargs.get("scales_w")][len(args) - 4:]
-    x = _zeros_input(grad, input_size)  # linear in the input: any input point will do
-    return _vjp(lambda t: aten.upsample_bilinear2d.default(t, output_size, align_corners,
-                                                           *scales), grad, x)
+    return _vjp(lambda t: aten.upsample_bilinear2d.default(t, output_size, align_corners, *scales),
+                grad, _zeros_input(grad, input_size))  # linear in the input: any point will do
 
 
 @special(aten.upsample_nearest2d_backward.default)
 def upsample_nearest2d_backward(func, args, kwargs):
     grad, output_size, input_size, *scales = list(args) + [
         kwargs.get("scales_h"), kwargs.get("scales_w")][len(args) - 3:]
-    x = _zeros_input(grad, input_size)
-    return _vjp(lambda t: aten.upsample_nearest2d.default(t, output_size, *scales), grad, x)
+    return _vjp(lambda t: aten.upsample_nearest2d.default(t, output_size, *scales), grad,
+                _zeros_input(grad, input_size))
