@@ -56,3 +56,27 @@ def test_python_list_keys_read_and_write_as_numpy(key):
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)
             assert g.shape == w.shape
+
+
+@pytest.mark.parametrize("convert", [int, float, complex, lambda v: [0, 1, 2][v],
+                                     lambda v: range(v)])
+def test_scalar_conversions_of_arrays_are_numpys(convert):
+    """NumPy 2.4: only a 0-d array converts to a Python scalar or an index; an array of
+    one element with ndim > 0 raises TypeError (it converted silently)."""
+    for x in (np.array([[1]]), np.array([1]), np.array(1)):
+        try:
+            want = convert(x)
+        except TypeError:
+            with pytest.raises(TypeError):
+                convert(lnp.asarray(x))
+        else:
+            assert convert(lnp.asarray(x)) == want
+
+
+@pytest.mark.parametrize("dtype", [str, "U2", "S3", object, "datetime64[s]"])
+def test_astype_to_non_numeric_dtypes_gives_numpys_array(dtype):
+    """``labels.astype(str)``: NumPy's host array (counted as a fallback), not a TypeError."""
+    x = np.array([0.0, 1.5, 2.0])
+    got, want = lnp.asarray(x).astype(dtype), x.astype(dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

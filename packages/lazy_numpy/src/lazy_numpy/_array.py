@@ -210,14 +210,14 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
 
     @lc.diagnostics.observes("item")
     def __index__(self) -> int:
-        if self.dtype.kind not in "iu":
+        if self.dtype.kind not in "iu" or self.ndim:
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return int(self._scalar())
 
-    def _scalar(self):
-        if self.size != 1:
-            raise TypeError("only length-1 arrays can be converted to Python scalars")
-        return self.__array__().reshape(())[()]
+    def _scalar(self):  # NumPy 2.4: an array of one element with ndim > 0 is no scalar
+        if self.ndim:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        return self.__array__()[()]
 
     @lc.diagnostics.observes("item")
     def item(self, *args):
