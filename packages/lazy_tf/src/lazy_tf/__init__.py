@@ -80,12 +80,10 @@ def constant(value, dtype=None, shape=None, name=None) -> LazyTensor:
 
 def sync(tensors=None, wait: bool = False) -> None:
     """The step barrier: compute every pending lazy value (or just ``tensors``)."""
-    if tensors is None:
-        _lc.sync(wait=wait)
-        return
     from ._convert import to_core
 
-    _lc.sync([to_core(t) for t in _tf.nest.flatten(tensors)], wait=wait)
+    _lc.sync(None if tensors is None else [to_core(t) for t in _tf.nest.flatten(tensors)],
+             wait=wait)
 
 
 def is_lazy(value) -> bool:
@@ -114,8 +112,7 @@ def mark_sharding(tensor: LazyTensor, mesh: _lc.Mesh, spec) -> LazyTensor:
 
 __all__ = ["API", "GradientTape", "LazyTensor", "Tensor", "Variable", "constant",
            "convert_to_tensor", "fallback_counts", "is_lazy", "metrics", "optimizers",
-           "random", "sync"]
-__all__ += ["keras", "mark_sharding"]
+           "random", "sync", "keras", "mark_sharding"]
 
 from . import debug  # noqa: E402  (IR / HLO of pending values)
 from ._interop import from_lazy  # noqa: E402  (one trace across frontends)

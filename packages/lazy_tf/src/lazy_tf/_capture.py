@@ -38,7 +38,7 @@ import weakref
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager.polymorphic_function import polymorphic_function as _pf
-from tensorflow.python.framework import op_callbacks, op_def_registry, ops
+from tensorflow.python.framework import op_callbacks, op_def_registry, ops, random_seed
 
 import lazycore as lc
 from lazycore.subprogram import CaptureError
@@ -194,7 +194,7 @@ def _rewind(counters: dict) -> None:
         gen.counter = counters.get(key, 0)
 
 
-def _reachable(roots: list, targets: set) -> set:
+def reachable(roots: list, targets: set) -> set:
     """Ids of the ``targets`` nodes the ``roots`` depend on."""
     seen, found = set(), set()
     stack = list(roots)
@@ -281,7 +281,7 @@ class _Capture:
                 self.writes.append((var, len(results)))
                 results.append(lc.Tensor(var.__dict__["_h"].node))
         roots = [t.node for t in results] + [c.flag.node for c in captured.checks]
-        used = _reachable(roots, {id(ph.node) for ph in placeholders})
+        used = reachable(roots, {id(ph.node) for ph in placeholders})
         self.feeds = [(kind, i) for kind, i, node in feeds if id(node) in used]
         inputs = [lc.Tensor(node) for _, _, node in feeds if id(node) in used]
         for var, _, ph in tr.vars.values():
@@ -392,29 +392,32 @@ def _guard_variable_state() -> None:
         classes.append(cls)
         stack.extend(cls.__subclasses__())
     for cls in classes:
-        _guard_class(cls)
+        _guard(cls, _VARIABLE_STATE, "tf.Variable")
 
 
-def _guard_class(cls) -> None:
-    for name in _VARIABLE_STATE:
-        original = cls.__dict__.get(name)
+def _guard(owner, names, what: str) -> None:
+    for name in names:
+        original = owner.__dict__.get(name)
         if original is None or getattr(original, "__lazy_tf__", False):
             continue
 
-        def guarded(self, *args, _original=original, _name=name, **kwargs):
+        def guarded(*args, _original=original, _name=name, **kwargs):
             if _state.capture[0] is not None and not building():
-                raise CaptureError(f"tf.Variable {self.name}: {_name.strip('_')} while a "
-                                   "tf.function is captured (its state is TensorFlow's)")
-            return _original(self, *args, **kwargs)
+                raise CaptureError(f"{what}: {_name.strip('_')} while a tf.function is "
+                                   "captured (its state is TensorFlow's)")
+            return _original(*args, **kwargs)
 
         guarded.__lazy_tf__ = True
-        setattr(cls, name, guarded)
+        setattr(owner, name, guarded)
 
 
 def install() -> None:
     _pf.Function.__call__ = _function_call
     _pf.Function.experimental_get_tracing_count = _tracing_count
     _guard_variable_state()
+    # TF's stateful random ops take their op seed from the eager context's stream before
+    # they run: a capture that falls back must not advance it (later eager draws differ)
+    _guard(random_seed, ("get_seed",), "tf.random")
 
 
 def captures(function) -> int:

@@ -100,9 +100,9 @@ def to_core(v, dtype=None) -> lc.Tensor:
                 f"tf.Variable {v.name} read while a tf.function is captured")
         if dtype is not None and to_np(v.dtype) != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {v.dtype.name}")
-        # an eager tensor a recording tape watches is that tape's source handle
-        watched = [tape._read[id(v)] for tape in _state.active_tapes if id(v) in tape._read]
-        return watched[0] if watched else _device_data(np.asarray(v.numpy()))
+        # an eager value a recording tape differentiates is that tape's source handle
+        found = [h for h in (tape.source(v) for tape in _state.active_tapes) if h is not None]
+        return found[0] if found else _device_data(np.asarray(v.numpy()))
     inner = lazy_inside(v)
     if inner is not None:
         return to_core(inner, dtype)

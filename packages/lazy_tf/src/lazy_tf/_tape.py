@@ -13,13 +13,14 @@ import contextlib
 import weakref
 
 import tensorflow as tf
-from tensorflow.python.eager import backprop
+from tensorflow.python.eager import backprop, record
 from tensorflow.python.framework.ops import EagerTensor
 
 import lazycore as lc
 
 from . import _state
-from ._convert import lazy_inside, to_core
+from ._capture import reachable
+from ._convert import dtype_of, lazy_inside, to_core
 from ._graph import building, symbolic
 from ._sparse_grads import from_rows
 from ._tensor import LazyTensor, handle, is_lazy_class, new
@@ -67,6 +68,9 @@ class GradientTape:
         self._made: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._read: dict[int, lc.Tensor] = {}   # id(value) -> handle as first read here
         self._outside: dict[int, object] = {}  # nodes of values used here, made before it
+        # eager values TF's tape derives from what it differentiates (eager ops on a
+        # tf.Variable before a lazy model), sources of the lazy graph: see ``source``
+        self._bridges: dict[int, object] = {}
         # the recorded graph lives outside live handles: no buffer donation meanwhile
         self._hold = lc.runtime.hold_buffers()
         # TF's own tape, entered with this one: in a tf.function trace the ops are TF's and
@@ -108,6 +112,7 @@ class GradientTape:
         self._hold = lc.runtime.hold_buffers()
         self._watched.clear()
         self._read.clear()
+        self._bridges.clear()
         self._made.clear()
         self._outside.clear()
 
@@ -123,7 +128,21 @@ class GradientTape:
             # while this tape records, the lazy ops it enters use this one handle
             if isinstance(t, LazyTensor | EagerTensor) and id(t) not in self._watched:
                 self._watched[id(t)] = t
-                self._read[id(t)] = lc.Tensor(to_core(t).node)
+                self._read[id(t)] = lc.Tensor(to_core(t).node) if isinstance(
+                    t, LazyTensor) else lc.asarray(t.numpy())
+
+    def source(self, t) -> lc.Tensor | None:
+        """The handle of an eager value entering the lazy graph, if this tape
+        differentiates it: a watched one's, or (while recording) a fresh source for one
+        TF's tape derives from a watched value or a trainable ``tf.Variable``; ``gradient``
+        carries the lazy graph's gradient for it on through TF's tape."""
+        t = t.read_value() if isinstance(t, tf.Variable) else t  # (a read TF's tape sees)
+        h = self._read.get(id(t))
+        if h is None and self._recording and not _state.stopped[0] and \
+                record.should_record_backprop([t]):
+            h = self._read[id(t)] = lc.asarray(t.numpy())
+            self._bridges[id(t)] = t
+        return h
 
     def _watch_handle(self, var: Variable, h) -> None:
         if id(var) not in self._watched:
@@ -160,21 +179,9 @@ class GradientTape:
             return False
         if isinstance(value, Variable) and value.trainable and self._watch_accessed:
             return True
-        sources = {id(h.node) for h in self._read.values()}
-        if not sources:
-            return False
-        h = handle(value)
-        made = self._made.get(h)
-        stack, seen = [made if made is not None else h.node], set()
-        while stack:
-            node = stack.pop()
-            if id(node) in sources:
-                return True
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            stack.extend(node.operands)
-        return False
+        made = self._made.get(handle(value))
+        root = made if made is not None else handle(value).node
+        return bool(reachable([root], {id(h.node) for h in self._read.values()}))
 
     def watched_variables(self) -> tuple:
         if self._in_graph:
@@ -204,11 +211,10 @@ class GradientTape:
         targets = _flatten(target)
         flat_sources = [_unwrap(s) for s in _flatten(sources)]
         for s in flat_sources:
-            if not isinstance(s, LazyTensor | EagerTensor):  # unwatched tensors: None
+            if not isinstance(s, LazyTensor | EagerTensor | tf.Variable):
                 raise ValueError(f"ltf.GradientTape cannot differentiate with respect to "
-                                 f"{type(s).__name__}; sources must be lazy tensors, "
-                                 "watched eager tensors, ltf.Variables or Keras variables "
-                                 "created after ltf.keras.enable()")
+                                 f"{type(s).__name__}; sources must be lazy tensors, eager "
+                                 "tensors, ltf.Variables, tf.Variables or Keras variables")
         outs = [self._graph_handle(t) for t in targets]
         cts = None if output_gradients is None else [
             None if g is None else to_core(g, o.dtype)
@@ -217,21 +223,39 @@ class GradientTape:
         inputs = [self._graph_handle(s) if id(s) in self._watched else None
                   for s in flat_sources]
         active = [i for i in inputs if i is not None]
-        grads = iter(lc.grad(outs, active, cts, constants=self._constants(), rows=True)
-                     if active else [])
+        grads = lc.grad(outs, active + [self._read[i] for i in self._bridges], cts,
+                        constants=self._constants(), rows=True)
+        via_tf = self._through_tf(grads[len(active):], flat_sources)
+        grads = iter(grads)
         results = []
         zero = unconnected_gradients in (UnconnectedGradients.ZERO, "zero")
-        for s, inp in zip(flat_sources, inputs, strict=True):
+        for s, inp, t in zip(flat_sources, inputs, via_tf, strict=True):
             g = next(grads) if inp is not None else None
-            if g is None and zero:
-                g = lc.numeric.zeros(tuple(s.shape.as_list()), to_core(s).dtype)
+            if g is None and zero and t is None:
+                g = lc.numeric.zeros(tuple(s.shape.as_list()), dtype_of(s))
             if isinstance(g, lc.autodiff.Rows):  # eager TF's IndexedSlices (row gathers)
-                results.append(from_rows(g, tuple(s.shape.as_list()), _new_recorded))
-                continue
-            results.append(None if g is None else _new_recorded(g))
+                g = from_rows(g, tuple(s.shape.as_list()), _new_recorded)
+            elif g is not None:
+                g = _new_recorded(g)
+            results.append(g if t is None else t if g is None else tf.math.add_n([g, t]))
         if not self._persistent:
             self._hold = None  # the recorded graph is done with: donation may resume
         return _pack(sources, results)
+
+    def _through_tf(self, grads: list, sources: list) -> list:
+        """Eager sources' gradients through the eager values TF's tape made from them
+        before they entered the lazy graph (``source``): the lazy graph's gradients at
+        those values (one sync) are the output gradients TF's tape carries on."""
+        eager = [s for s in sources if not isinstance(s, LazyTensor)]
+        if not eager:
+            return [None] * len(sources)
+        pairs = [(b, g) for b, g in zip(self._bridges.values(), grads, strict=True)
+                 if g is not None]
+        values = lc.to_numpy_many([to_core(from_rows(g, tuple(b.shape), new)) if isinstance(
+            g, lc.autodiff.Rows) else g for b, g in pairs], cause="tape_eager_sources")
+        got = iter(self._tf_tape.gradient([b for b, _ in pairs], eager,
+                                          list(map(tf.constant, values))))
+        return [None if isinstance(s, LazyTensor) else next(got) for s in sources]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -244,29 +268,26 @@ class GradientTape:
                 _graph_values(target), _graph_values(sources), unconnected_gradients,
                 parallel_iterations, experimental_use_pfor)
         out = self._graph_handle(target)
-        flat_sources = tf.nest.flatten(sources)
-        inputs = [self._graph_handle(s) if id(s) in self._watched else None for s in flat_sources]
-        active = [i for i in inputs if i is not None]
-        rows: list[list] = [[] for _ in flat_sources]
+        flat_sources = [_unwrap(s) for s in _flatten(sources)]
+        active = [self._graph_handle(s) for s in flat_sources if id(s) in self._watched]
         eye = lc.numeric.eye(out.size, dtype=out.dtype) if out.size else None
-        for k in range(out.size):
-            seed = lc.numeric.reshape(lc.numeric.getitem(eye, k), out.shape)
-            grads = iter(lc.grad([out], active, [seed], constants=self._constants())
-                         if active else [])
-            for j, inp in enumerate(inputs):
-                rows[j].append(next(grads) if inp is not None else None)
+        # one vector-Jacobian product per target element; a column per watched source
+        columns = iter(zip(*[lc.grad(
+            [out], active, [lc.numeric.reshape(lc.numeric.getitem(eye, k), out.shape)],
+            constants=self._constants()) for k in range(out.size)], strict=True))
         zero = unconnected_gradients in (UnconnectedGradients.ZERO, "zero")
         results = []
-        for s, row in zip(flat_sources, rows, strict=True):
-            shape = tuple(out.shape) + tuple(s.shape.as_list())
-            dtype = to_core(s).dtype
-            if not row or all(g is None for g in row):
-                results.append(new(lc.numeric.zeros(shape, dtype)) if zero else None)
-                continue
-            row = [lc.numeric.zeros(tuple(s.shape.as_list()), dtype) if g is None else g
-                   for g in row]
-            results.append(_new_recorded(lc.numeric.reshape(lc.numeric.stack(row, 0), shape)))
-        return tf.nest.pack_sequence_as(sources, results)
+        for s in flat_sources:
+            shape, dtype = tuple(s.shape.as_list()), dtype_of(s)
+            column = next(columns, ()) if id(s) in self._watched else ()
+            if all(g is None for g in column):
+                results.append(new(lc.numeric.zeros(tuple(out.shape) + shape, dtype))
+                               if zero else None)
+            else:
+                results.append(_new_recorded(lc.numeric.reshape(lc.numeric.stack(
+                    [lc.numeric.zeros(shape, dtype) if g is None else g for g in column], 0),
+                    tuple(out.shape) + shape)))
+        return _pack(sources, results)
 
 
 def _unwrap(value):
