@@ -15,12 +15,15 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import tensorflow as tf
 
 import lazycore as lc
 
 from ._api_math import composite
 from ._convert import static, static_int, to_core
-from ._table import FLOAT, REAL, api, require
+from ._table import FLOAT, REAL, api, patch, require
+from ._tape import check_leaving
+from ._tensor import is_lazy_class
 
 ops, num = lc.ops, lc.numeric
 _PIXELS = lambda d: REAL(d) and d not in (np.uint32, np.uint64)  # noqa: E731 - TF's resize types
@@ -61,8 +64,8 @@ def _taps(method: str, n_in: int, n_out: int) -> list:
     index = [np.floor(src).astype(np.int64) + k for k in (-1, 0, 1, 2)]
     weights = [np.where((i >= 0) & (i < n_in), w, _F32(0)) for i, w in
                zip(index, (far[at], near[at], near[1024 - at], far[1024 - at]), strict=True)]
-    total = weights[0] + weights[1] + weights[2] + weights[3]
-    scale = np.where(np.abs(total) >= 1000 * np.finfo(_F32).tiny, _F32(1) / total, _F32(1))
+    scale = np.where(np.abs(total := sum(weights)) >= 1000 * np.finfo(_F32).tiny, _F32(1) / total,
+                     _F32(1))
     return [(np.clip(i, 0, n_in - 1), w * scale) for i, w in zip(index, weights, strict=True)]
 
 
@@ -89,8 +92,7 @@ def _resize(images, size, method="bilinear", preserve_aspect_ratio=False, antial
     if preserve_aspect_ratio:
         f = min(_F32(size[0]) / _F32(h), _F32(size[1]) / _F32(w))
         size = [int(np.rint(f * _F32(h))), int(np.rint(f * _F32(w)))]
-    t = require(t, _PIXELS, "resize")
-    t = t if method == "nearest" else num.cast(t, np.float32)
+    t = num.cast(require(t, _PIXELS, "resize"), t.dtype if method == "nearest" else np.float32)
     return _resample(_resample(t, t.ndim - 3, method, size[0]), t.ndim - 2, method, size[1])
 
 
@@ -170,10 +172,40 @@ def _rgb_to_grayscale(images, name=None):
 @api("image.per_image_standardization", "mean, std, max, sub, div", tensors=("image",))
 def _per_image_standardization(image):
     """(x - mean) / max(std, 1/sqrt(pixels)) per image, in float32 (TF's composition)."""
-    t = to_core(image)
-    if t.ndim < 3:
-        raise ValueError(f"'image' must be at least three-dimensional, got shape {t.shape}")
-    x, axes = num.cast(t, np.float32), (-3, -2, -1)
+    x, axes = num.cast(to_core(image), np.float32), (-3, -2, -1)
+    if x.ndim < 3:
+        raise ValueError(f"'image' must be at least three-dimensional, got shape {x.shape}")
     mean, std = (num.broadcast_to(f(x, axes, keepdims=True), x.shape) for f in (num.mean, num.std))
     return ops.div(ops.sub(x, mean), num.maximum(std, num.full(  # std, at least 1/sqrt(pixels)
-        x.shape, _F32(1) / np.sqrt(_F32(np.prod(t.shape[-3:]))), np.float32)))
+        x.shape, _F32(1) / np.sqrt(_F32(np.prod(x.shape[-3:]))), np.float32)))
+
+
+@patch("raw_ops.ImageProjectiveTransformV2", "gather, floor, mul, add, select (TF's kernel)")
+@patch("raw_ops.ImageProjectiveTransformV3", "gather, floor, mul, add, select (TF's kernel)")
+def _projective(*, images, transforms, output_shape, interpolation, fill_value=0.0,
+                fill_mode="CONSTANT", name=None):
+    """``tf.raw_ops.ImageProjectiveTransformV2/V3`` (Keras's ``affine_transform``, behind
+    RandomRotation/Zoom/Translation/Shear), TF's kernel as the core's gathers. TF's
+    gradient of it is the inverse transform of the output's gradient, not the gathers'
+    adjoint: a tape differentiating through it refuses (and raises), as for a fallback."""
+    t, m, fill, size = (to_core(images), to_core(transforms, np.float32),
+                        to_core(fill_value, np.float32), static(output_shape))
+    if t.ndim != 4 or 0 in t.shape or m.ndim != 2 or m.shape[1] != 8 or fill.ndim or \
+            m.shape[0] not in (1, t.shape[0]) or np.shape(size) != (2,) or min(size) <= 0 or \
+            interpolation not in ("NEAREST", "BILINEAR") or \
+            fill_mode not in ("REFLECT", "WRAP", "CONSTANT", "NEAREST"):
+        raise ValueError(f"ImageProjectiveTransform of {t.shape} by {m.shape} to {size}, "
+                         f"{interpolation}, {fill_mode}")
+    check_leaving("raw_ops.ImageProjectiveTransformV3",
+                  [v for v in (images, transforms) if is_lazy_class(v.__class__)])
+    return num.projective_transform(
+        require(t, lambda d: FLOAT(d) or d in (np.uint8, np.int32, np.int64), "image transform"),
+        m, tuple(size), fill, interpolation, fill_mode)
+
+
+@api("ensure_shape", "(checked on the host)", tensors=("x",))
+def _ensure_shape(x, shape, name=None):
+    """Keras's ``affine_transform`` ends with it: the static shape answers it."""
+    if not tf.TensorShape(to_core(x).shape).is_compatible_with(shape):
+        raise ValueError(f"shape {to_core(x).shape} is not compatible with {shape}")  # TF's error
+    return to_core(x)

@@ -256,7 +256,7 @@ def _install_patch(entry: Entry, original) -> None:
 
     wrapper.__lazy_tf_original__ = original
     _PATCHED[entry.name] = original
-    for ns in _NAMESPACES + _V1_NAMESPACES:
+    for ns in _NAMESPACES + _V1_NAMESPACES + ("raw_ops",):
         module = resolve(ns) if ns else tf
         if module is None:
             continue

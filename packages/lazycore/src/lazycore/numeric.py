@@ -74,6 +74,7 @@ from .composites.elementwise import (
     xlog1py,
     xlogy,
 )
+from .composites.image import projective_transform
 from .composites.indexing import (
     gather_points,
     getitem,
