@@ -1,5 +1,6 @@
 """tf.image on static shapes: resize (bilinear, nearest, bicubic), flips, crops and pads,
-total variation, rgb_to_grayscale, per_image_standardization.
+total variation, rgb_to_grayscale, per_image_standardization; and Keras's image
+augmentation transform (``tf.raw_ops.ImageProjectiveTransformV2/V3``, ``tf.ensure_shape``).
 
 Images are ``[batch,] height, width, channels``. A resize is separable: along each
 spatial axis an output pixel reads a few input pixels at indices and weights the host
