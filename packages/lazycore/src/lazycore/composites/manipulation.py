@@ -30,10 +30,9 @@ def reshape(x: Tensor, shape) -> Tensor:
 
 def expand_dims(x: Tensor, axis) -> Tensor:
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    ndim = x.ndim + len(axes)
-    axes = normalize_axes(axes, ndim)
-    dims = iter(x.shape)
-    return ops.reshape(x, new_sizes=tuple(1 if i in axes else next(dims) for i in range(ndim)))
+    axes, dims = normalize_axes(axes, x.ndim + len(axes)), iter(x.shape)
+    return ops.reshape(x, new_sizes=tuple(1 if i in axes else next(dims)
+                                          for i in range(x.ndim + len(axes))))
 
 
 def squeeze(x: Tensor, axis=None) -> Tensor:
@@ -76,9 +75,7 @@ def concatenate(xs, axis: int = 0) -> Tensor:
     if any(x.ndim == 0 for x in xs):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     (a,) = normalize_axes(axis, xs[0].ndim)
-    if len(xs) == 1:
-        return xs[0]
-    return ops.concatenate(*xs, dimension=a)
+    return xs[0] if len(xs) == 1 else ops.concatenate(*xs, dimension=a)
 
 
 def stack(xs, axis: int = 0) -> Tensor:
@@ -120,8 +117,9 @@ def split(x: Tensor, indices_or_sections, axis: int = 0, strict: bool = True) ->
     else:
         bounds = [0] + [min(max(int(i) if i >= 0 else int(i) + n, 0), n)
                         for i in indices_or_sections] + [n]
-        sizes = [max(hi - lo, 0) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-        return split_sizes(x, sizes, a, bounds[:-1])  # bounds are clamped to [0, n]
+        return split_sizes(x, [max(hi - lo, 0) for lo, hi in zip(bounds[:-1], bounds[1:],
+                                                                  strict=True)],
+                           a, bounds[:-1])  # bounds are clamped to [0, n]
     return split_sizes(x, sizes, a)
 
 
@@ -133,18 +131,14 @@ def flip(x: Tensor, axis=None) -> Tensor:
 def roll(x: Tensor, shift, axis=None) -> Tensor:
     if axis is None:
         return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
-    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    if len(axes) == 1 and len(shifts) > 1:
-        axes = axes * len(shifts)
+    shifts, axes = ((v,) if isinstance(v, int) else tuple(v) for v in (shift, axis))
+    # one shift for several axes, or one axis for several shifts: repeated
+    shifts, axes = (shifts * (len(axes) if len(shifts) == 1 else 1),
+                    axes * (len(shifts) if len(axes) == 1 else 1))
     for s, ax in zip(shifts, axes, strict=True):
         (a,) = normalize_axes(ax, x.ndim)
         n = x.shape[a]
-        if n == 0:
-            continue
-        s %= n
+        s = s % n if n else 0  # an empty axis does not roll
         if s:
             tail, head = split_sizes(x, [n - s, s], a)
             x = ops.concatenate(head, tail, dimension=a)

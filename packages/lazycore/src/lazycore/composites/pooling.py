@@ -30,9 +30,8 @@ def pool_output_size(size: int, kernel: int, stride: int, padding: int, dilation
 
 def _window(x: Tensor, kernel, stride, padding, dilation, channels_last):
     nd = x.ndim - 2
-    kernel = _tuple(kernel, nd)
-    stride = _tuple(stride if stride is not None else kernel, nd)
-    dilation = _tuple(dilation, nd)
+    kernel, stride, dilation = (_tuple(v, nd) for v in (
+        kernel, kernel if stride is None else stride, dilation))
     if isinstance(padding, str):
         import jax.lax as lax  # padding arithmetic only
 
@@ -56,8 +55,7 @@ def max_pool(x: Tensor, kernel, stride=None, padding=0, dilation=1,
     if return_indices:
         return _max_pool_with_indices(x, kernel, stride, padding, dilation, ceil_mode)
     win, strides, pads, dil = _window(x, kernel, stride, padding, dilation, channels_last)
-    if ceil_mode:
-        pads = _ceil_pads(x.shape, win, strides, pads, dil)
+    pads = _ceil_pads(x.shape, win, strides, pads, dil) if ceil_mode else pads
     return ops.reduce_window_max(x, window_dimensions=win, window_strides=strides,
                                  padding=pads, window_dilation=dil)
 
@@ -99,8 +97,8 @@ def _max_pool_with_indices(x, kernel, stride, padding, dilation, ceil_mode):
     """Every window offset is one strided slice of the padded input; a max over the
     stacked slices gives the values, an argmax over them the offset of each maximum."""
     nd = x.ndim - 2
-    k, d = _tuple(kernel, nd), _tuple(dilation, nd)
-    s, p = _tuple(stride if stride is not None else kernel, nd), _tuple(padding, nd)
+    k, d, s, p = (_tuple(v, nd) for v in (
+        kernel, dilation, kernel if stride is None else stride, padding))
     spatial = x.shape[2:]
     outs = [pool_output_size(*a, ceil_mode) for a in zip(spatial, k, s, p, d, strict=True)]
     if any(o <= 0 for o in outs):
