@@ -80,3 +80,38 @@ def test_astype_to_non_numeric_dtypes_gives_numpys_array(dtype):
     got, want = lnp.asarray(x).astype(dtype), x.astype(dtype)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def test_float_to_narrow_integer_casts_wrap_as_numpys():
+    """``(img * 1.5).astype(np.uint8)`` without a clip: NumPy's C cast wraps (300.0 -> 44,
+    -5.0 -> 251); XLA's convert saturates (255, 0). The same through setitem and ``out=``."""
+    v = np.array([-200.0, -129.0, -5.0, -1.5, -0.7, 0.7, 127.9, 128.5, 255.5, 256.0, 300.0,
+                  32768.0, 65541.0, 70000.0, 2.0**31 - 1])
+    for src in (np.float64, np.float32):
+        x = v.astype(src)
+        for dt in (np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.int64):
+            np.testing.assert_array_equal(lnp.asarray(x).astype(dt), x.astype(dt))
+    img = np.arange(0, 250, 25, dtype=np.uint8)
+    want, got = img.copy(), lnp.asarray(img)
+    want[:] = img * 1.5
+    got[:] = got * 1.5
+    np.testing.assert_array_equal(got, want)
+    np.multiply(img, 1.7, out=want, casting="unsafe")
+    np.multiply(lnp.asarray(img), 1.7, out=got, casting="unsafe")
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("casting", ["unsafe", "same_kind", "safe", "equiv", "no"])
+def test_ufunc_out_follows_the_casting_rule(casting):
+    """``np.multiply(x, 2, out=u8, casting="unsafe")`` is allowed (it raised, checked
+    under same_kind whatever the rule); the other rules refuse what NumPy refuses."""
+    for x, o in ((np.arange(3.0), np.zeros(3, np.uint8)), (np.arange(3), np.zeros(3)),
+                 (np.arange(3.0), np.zeros(3, np.float32)), (np.arange(3.0), np.zeros(3))):
+        def outcome(x, out):
+            try:
+                np.multiply(x, np.int64(2), out=out, casting=casting)
+                return np.asarray(out).tolist()
+            except TypeError:
+                return TypeError
+
+        assert outcome(lnp.asarray(x), lnp.asarray(o)) == outcome(x, o.copy())

@@ -30,6 +30,7 @@ from . import (
     _ufuncs,
 )
 from ._array import LazyArray
+from ._convert import cast_like_c as _cast_like_c
 from ._convert import numpy_errors as _numpy_errors
 from ._creation import (
     arange,
@@ -75,7 +76,7 @@ def _astype(a, dtype, casting="unsafe", copy=True):
                         f"rule '{casting}'")
     if dt.kind not in "biufc":  # strings, objects, dates: NumPy's host array (counted)
         return _fallback.run("ndarray.astype", lambda host: host.astype(dt), (a,), {})
-    return LazyArray(_lc.numeric.cast(a._t, dt))
+    return LazyArray(_cast_like_c(a._t, dt))
 
 
 _array._dispatch.update(

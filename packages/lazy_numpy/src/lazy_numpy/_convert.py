@@ -79,6 +79,14 @@ def promotion_dtype(x) -> np.dtype:
     return key
 
 
+def cast_like_c(t: lc.Tensor, dt) -> lc.Tensor:
+    """``t`` in ``dt`` as NumPy's C casts: a float goes to a narrower integer through int64,
+    so it wraps (300.0 -> uint8 44, -1.0 -> uint32 4294967295) where XLA saturates."""
+    if t.dtype.kind == "f" and dt.kind in "iu" and dt.itemsize < 8 and dt != np.int32:
+        t = lc.numeric.cast(t, np.int64)
+    return lc.numeric.cast(t, dt)
+
+
 def check_dtype(dt) -> None:
     dt = np.dtype(dt)
     if dt.kind not in "biufc":

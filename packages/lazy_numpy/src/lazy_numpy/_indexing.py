@@ -18,7 +18,7 @@ from lazycore.views import is_basic_key, same_value
 
 from . import _operators, _views
 from ._array import HOST_KNOWN, LazyArray
-from ._convert import numpy_errors, tensor
+from ._convert import cast_like_c, numpy_errors, tensor
 from ._registry import implements
 
 
@@ -174,7 +174,7 @@ def _value_tensor(a, value) -> lc.Tensor:
     v = tensor(value)
     if v.dtype.kind == "c" and a.dtype.kind != "c":
         v = lc.ops.real(v)  # NumPy warns (ComplexWarning) and drops the imaginary part
-    return lc.numeric.cast(v, a.dtype)
+    return cast_like_c(v, a.dtype)
 
 
 class MaskedSelection(LazyArray):

@@ -15,7 +15,7 @@ import numpy as np
 import lazycore as lc
 
 from ._array import LazyArray
-from ._convert import normalize_dtype, tensor, wrap
+from ._convert import cast_like_c, normalize_dtype, tensor, wrap
 from ._fallback import NotLazy
 from ._registry import implements
 
@@ -32,7 +32,7 @@ def store(r: lc.Tensor, out):
         (out,) = out
     if tuple(out.shape) != r.shape:
         raise ValueError(f"output parameter has shape {tuple(out.shape)}, expected {r.shape}")
-    r = num.cast(r, out.dtype)
+    r = cast_like_c(r, out.dtype)
     if isinstance(out, np.ndarray):
         out[...] = lc.to_numpy(r)
         return out

@@ -19,7 +19,7 @@ import lazycore as lc
 
 from . import _fallback
 from ._array import LazyArray
-from ._convert import numpy_errors, promotion_key, tensor
+from ._convert import cast_like_c, numpy_errors, promotion_key, tensor
 from ._fallback import NotLazy
 from ._kernels import GUFUNCS, HALF_NATIVE, IN_OUTPUT_DTYPE, KERNELS
 
@@ -73,8 +73,9 @@ def call(ufunc, inputs, kwargs):
     signature = kwargs.pop("signature", None)
     kwargs.pop("subok", None)
     kwargs.pop("order", None)
-    if kwargs or signature is not None:
-        raise NotLazy(name)  # axes=, axis=, keepdims= of gufuncs
+    if kwargs or signature is not None or casting in ("no", "equiv"):
+        raise NotLazy(name)  # axes=, axis=, keepdims= of gufuncs; resolve_dtypes of a
+        # Python scalar under casting="equiv" crashes NumPy 2.4
     if dtype is not None:
         dtype = np.dtype(dtype)
     fast = _static_power(name, inputs, out, where, dtype, casting, ufunc)
@@ -84,7 +85,7 @@ def call(ufunc, inputs, kwargs):
     if out is not None:  # NumPy checks output casting before broadcasting the inputs
         for o, d in zip(out if isinstance(out, tuple) else (out,), loop[ufunc.nin:],
                         strict=False):
-            if o is not None and not np.can_cast(d, o.dtype, "same_kind"):
+            if o is not None and not np.can_cast(d, o.dtype, casting):
                 raise _casting_error(ufunc, d, o.dtype)
     if name not in GUFUNCS:
         tensors = _numeric.broadcast_arrays(*tensors) if len(tensors) > 1 else tensors
@@ -92,7 +93,7 @@ def call(ufunc, inputs, kwargs):
     if not isinstance(results, tuple):
         results = (results,)
     results = [_numeric.cast(r, d) for r, d in zip(results, loop[ufunc.nin:], strict=True)]
-    return _finish(name, results, out, where)
+    return _finish(name, results, out, where, casting)
 
 
 class Plan(NamedTuple):
@@ -178,17 +179,17 @@ def kernel_casts(name, in_dtypes, out_dtypes) -> tuple:
     return (None,) * len(in_dtypes)
 
 
-def _finish(name, results, out, where):
+def _finish(name, results, out, where, casting="same_kind"):
     outs = out if out is not None else (None,) * len(results)
     if len(outs) != len(results):
         raise ValueError(f"{name}: 'out' must have {len(results)} entries")
     final = []
     for r, o in zip(results, outs, strict=True):
-        final.append(_store(name, r, o, where))
+        final.append(_store(name, r, o, where, casting))
     return final[0] if len(final) == 1 else tuple(final)
 
 
-def _store(name, r, out, where):
+def _store(name, r, out, where, casting):
     if out is None:
         if where is not True:
             w = tensor(where, np.bool_)
@@ -197,9 +198,9 @@ def _store(name, r, out, where):
             r = _numeric.where(_numeric.broadcast_to(w, shape), _numeric.broadcast_to(r, shape),
                                _numeric.zeros(shape, r.dtype))
         return LazyArray(r)
-    if not np.can_cast(r.dtype, out.dtype, "same_kind"):
+    if not np.can_cast(r.dtype, out.dtype, casting):
         raise TypeError(f"Cannot cast ufunc '{name}' output from {r.dtype!r} to "
-                        f"{out.dtype!r} with casting rule 'same_kind'")
+                        f"{out.dtype!r} with casting rule '{casting}'")
     try:
         shape = _numeric.broadcast_shapes(r.shape, out.shape)
     except lc.ShapeError:
@@ -207,7 +208,7 @@ def _store(name, r, out, where):
     if shape != tuple(out.shape):
         raise ValueError(f"non-broadcastable output operand with shape {tuple(out.shape)} "
                          f"doesn't match the broadcast shape {r.shape}")
-    r = _numeric.broadcast_to(_numeric.cast(r, out.dtype), out.shape)
+    r = _numeric.broadcast_to(cast_like_c(r, out.dtype), out.shape)
     if isinstance(out, np.ndarray):
         host = lc.to_numpy(r)
         np.copyto(out, host, where=True if where is True else np.asarray(where))
