@@ -81,3 +81,33 @@ def test_host_tensor_from_lazy_scalars(dev):
     torch.testing.assert_close(built, torch.LongTensor([[scores.topk(1)[1][i][0] for i in range(4)]]))
     torch.testing.assert_close(torch.tensor([topi[0][0], topi[1][0]], device=dev).cpu(),
                                scores.topk(1)[1][:2, 0])
+
+
+def test_masked_nll_loss_gradient_has_no_fallback(dev, counters):
+    """The chatbot's ``maskNLLLoss``: ``-log(gather(...)).masked_select(mask).mean()``; its
+    gradient is ``masked_scatter``, which ran as a CPU fallback (a sync per decoder step)."""
+    g = torch.Generator().manual_seed(2)
+    probs = torch.softmax(torch.randn(5, 7, generator=g), 1)
+    target, mask = torch.randint(0, 7, (5,), generator=g), torch.tensor([1, 0, 1, 1, 0]).bool()
+    grads, before = [], counters()["fallbacks"]
+    for device in ("cpu", dev):
+        inp = probs.to(device).detach().requires_grad_()
+        cross_entropy = -torch.log(torch.gather(inp, 1, target.to(device).view(-1, 1)).squeeze(1))
+        cross_entropy.masked_select(mask.to(device)).mean().backward()
+        grads.append(inp.grad.cpu())
+    torch.testing.assert_close(grads[1], grads[0])
+    assert counters()["fallbacks"] == before
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 3), (3,)), ((1, 3), (2, 3))])
+def test_masked_scatter_matches_eager(dev, counters, shapes):
+    g = torch.Generator().manual_seed(3)
+    x, mask = torch.randn(shapes[0], generator=g), torch.rand(shapes[1], generator=g) > 0.4
+    source = torch.randn(7, generator=g)
+    before = counters()["fallbacks"]
+    lazy = x.to(dev).masked_scatter(mask.to(dev), source.to(dev))
+    assert torch.equal(lazy.cpu(), x.masked_scatter(mask, source))
+    assert counters()["fallbacks"] == before
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones"):
+        x.to(dev).masked_scatter(torch.ones(2, 3, dtype=torch.bool, device=dev),
+                                 source[:5].to(dev)).cpu()

@@ -142,8 +142,7 @@ def _one_hot(self, num_classes=-1):
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if not isinstance(self, LazyTensor) or num_classes < 0:
         return torch.ops.aten.one_hot.default.decompose(self, num_classes)  # eager's checks
-    classes = torch.arange(num_classes, device=self.device)
-    out = torch.eq(self.unsqueeze(-1), classes).to(torch.int64)
+    out = torch.eq(self.unsqueeze(-1), torch.arange(num_classes, device=self.device)).to(torch.int64)
     if self.numel():
         lc.checks.index_in_range(read(self), num_classes, RuntimeError,
                                  "Class values must be non-negative and smaller than "

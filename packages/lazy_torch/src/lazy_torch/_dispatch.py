@@ -257,8 +257,7 @@ def _as_core(v):
 def _make_out(packet, out_names):
     def handler(func, args, kwargs):
         outs = [kwargs[n] for n in out_names]
-        rest = {k: v for k, v in kwargs.items() if k not in out_names}
-        result = packet(*args, **rest)
+        result = packet(*args, **{k: v for k, v in kwargs.items() if k not in out_names})
         results = result if isinstance(result, tuple | list) else (result,)
         for o, r in zip(outs, results, strict=True):
             if isinstance(o, LazyTensor):
@@ -314,10 +313,8 @@ def _aliasing(src, value, meta, kind=None, inference=None):
 
 
 def _gather_view(src, size, stride, offset, dtype):
-    base = src._cell.value
-    flat = _tensor.as_flat(base, np_dtype(dtype))
-    pos = _tensor.positions(flat.size, tuple(size), tuple(stride), offset)
-    out = lc.numeric.take(flat, pos, 0)
+    flat = _tensor.as_flat(src._cell.value, np_dtype(dtype))
+    out = lc.numeric.take(flat, _tensor.positions(flat.size, tuple(size), tuple(stride), offset), 0)
     return out if src._math is None else _tensor.apply_math(out, src._math)
 
 

@@ -23,8 +23,8 @@ def translate(err: lc.LazyError, func=None) -> Exception:
     if isinstance(err, _PASS_THROUGH):  # already RuntimeErrors, with attributes users read
         return err
     shapes = ", ".join(str(list(s.shape)) if hasattr(s, "shape") else str(s) for s in err.shapes)
-    where = f" [{func.__name__}]" if func is not None else ""
-    msg = str(err) + (f" (shapes: {shapes})" if shapes and "shape" not in str(err) else "") + where
+    msg = str(err) + (f" (shapes: {shapes})" if shapes and "shape" not in str(err) else "") \
+        + (f" [{func.__name__}]" if func is not None else "")
     for core, host in _TYPES:
         if isinstance(err, core):
             return host(msg)

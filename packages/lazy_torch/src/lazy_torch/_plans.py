@@ -53,9 +53,9 @@ def derive(kernel, signatures, aval):
     tensors = [s for s in signatures if not isinstance(s, type)]
     if not any(_inexact(a.dtype) for a in tensors) and _inexact(aval.dtype):
         return None  # the default dtype decided it
-    steps = [_scalar_step(s, aval.dtype, aval.shape) if isinstance(s, type)
-             else _plans.tensor_step(s, aval.dtype, aval.shape) for s in signatures]
-    return _plans.binary_runner(kernel, *steps)
+    return _plans.binary_runner(kernel, *[
+        _scalar_step(s, aval.dtype, aval.shape) if isinstance(s, type)
+        else _plans.tensor_step(s, aval.dtype, aval.shape) for s in signatures])
 
 
 class OperatorPlans(_plans.PlanCache):

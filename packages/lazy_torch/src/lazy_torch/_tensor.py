@@ -331,8 +331,8 @@ def _derive(t: LazyTensor, base: lc.Tensor, kind: int) -> lc.Tensor:
         return lc.ops.reshape(base, new_sizes=tuple(t.shape))
     flat = as_flat(base, TO_NP[t.dtype]) if kind == REINTERPRET else \
         lc.ops.reshape(base, new_sizes=(base.size,))
-    pos = positions(flat.size, tuple(t.shape), t.stride(), t.storage_offset())
-    return lc.numeric.take(flat, pos, 0)
+    return lc.numeric.take(flat, positions(flat.size, tuple(t.shape), t.stride(),
+                                           t.storage_offset()), 0)
 
 
 def write(t: LazyTensor, value: lc.Tensor) -> None:

@@ -30,8 +30,7 @@ def _meta_like(t: torch.Tensor) -> torch.Tensor:
     span = 1 + offset + sum((s - 1) * st for s, st in zip(size, stride, strict=True) if s > 0)
     if 0 in size:
         span = offset + 1
-    storage = torch.empty(span, dtype=t.dtype, device="meta")
-    return storage.as_strided(size, stride, offset)
+    return torch.empty(span, dtype=t.dtype, device="meta").as_strided(size, stride, offset)
 
 
 def _layout(m: torch.Tensor, src: torch.Tensor):

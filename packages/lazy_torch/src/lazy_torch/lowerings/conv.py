@@ -40,6 +40,6 @@ def convolution_backward(grad, x, w, bias_sizes, stride, padding, dilation, tran
                          output_padding, groups, output_mask):
     out = convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
     gx, gw = lc.grad([out], [x, w], [grad])
-    axes = tuple(i for i in range(grad.ndim) if i != 1)
-    gb = ops.reduce_sum(grad, axes=axes) if output_mask[2] else None
+    gb = ops.reduce_sum(grad, axes=tuple(i for i in range(grad.ndim) if i != 1)) \
+        if output_mask[2] else None
     return (gx if output_mask[0] else None, gw if output_mask[1] else None, gb)

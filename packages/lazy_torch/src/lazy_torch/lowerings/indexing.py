@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from .common import D, num, ops, wrap_dim
+from .common import D, full_like, num, ops, wrap_dim
 from .registry import lower
 
 SELF_RANGE = "index out of range in self"
@@ -195,6 +195,32 @@ def masked_select(x, mask):
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = num.broadcast_shapes(x.shape, mask.shape)
     return num.getitem(num.broadcast_to(x, shape), num.broadcast_to(mask, shape))
+
+
+@lower("masked_scatter.default")
+def masked_scatter(x, mask, source):
+    """The k-th ``True`` of the broadcast mask (row-major, eager's order) takes ``source``'s
+    k-th element: its position is the count of ``True`` before it, checked against
+    ``source``'s size in the next program (eager's kernel raises then). ``masked_select``'s
+    gradient."""
+    if mask.dtype != D.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {_n(mask.dtype)}")
+    if source.dtype != x.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got{_n(x.dtype)} and {_n(source.dtype)}")
+    if not source.size:
+        return NotImplemented
+    full = num.broadcast_to(mask, num.broadcast_shapes(x.shape, mask.shape))
+    flat = num.reshape(full, (full.size,))
+    ones = num.cast(flat, D.int64)
+    before = ops.sub(ops.cumsum(ones, axis=0), ones)
+    pos = num.where(flat, before, full_like(before, 0))
+    out = num.masked_assign(
+        num.broadcast_to(x, full.shape), full, full_shape=True,
+        value=num.reshape(num.take(num.reshape(source, (source.size,)), pos, 0), full.shape))
+    return checked(pos, source.size, RuntimeError, "Number of elements of source < number "
+                   "of ones in mask", "aten.masked_scatter", out, negative=False)
 
 
 @lower("take.default")

@@ -252,9 +252,8 @@ def avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_incl
 @lower("avg_pool2d_backward.default")
 def avg_pool2d_backward(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                         divisor_override):
-    out = _avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-               divisor_override, 2)
-    return lc.grad([out], [x], [grad])[0]
+    return lc.grad([_avg(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                         divisor_override, 2)], [x], [grad])[0]
 
 
 # -- normalization -----------------------------------------------------------------------------

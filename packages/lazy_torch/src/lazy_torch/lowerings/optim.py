@@ -109,8 +109,8 @@ def _adam_values(func, args, kwargs, adamw: bool):
         return None
     n = len(params)
     decay = kwargs["weight_decay"] != 0
-    hyper = [_scalar(kwargs[k]) for k in ("lr", "beta1", "beta2", "weight_decay", "eps")]
-    tensors = hyper + params + grads + avgs + sqs + steps + (maxes if amsgrad else [])
+    tensors = [_scalar(kwargs[k]) for k in ("lr", "beta1", "beta2", "weight_decay", "eps")] \
+        + params + grads + avgs + sqs + steps + (maxes if amsgrad else [])
     flags = ("adamw" if adamw else "adam", amsgrad, maximize, decay)
     values = _program(flags, tensors, _adam_math(adamw, amsgrad, maximize, decay, n))
     lists = [params, avgs, sqs] + ([maxes] if amsgrad else [])
@@ -179,8 +179,8 @@ def _sgd_values(func, args, kwargs):
         return None
     n = len(params)
     first, decay = bool(kwargs["is_first_step"]), kwargs["weight_decay"] != 0
-    hyper = [_scalar(kwargs[k]) for k in ("lr", "weight_decay", "momentum", "dampening")]
-    tensors = hyper + params + grads + (bufs if momentum else [])
+    tensors = [_scalar(kwargs[k]) for k in ("lr", "weight_decay", "momentum", "dampening")] \
+        + params + grads + (bufs if momentum else [])
     flags = ("sgd", momentum, first, kwargs["nesterov"], kwargs["maximize"], decay)
     values = _program(flags, tensors, _sgd_math(momentum, first, kwargs["nesterov"],
                                               kwargs["maximize"], decay, n))

@@ -21,8 +21,7 @@ def manual_seed(seed: int) -> None:
 
 def _uniform(shape, dtype, low=0.0, high=1.0):
     draw_dtype = dtype if dtype in (D.float32, D.float64) else D.float32
-    u = GENERATOR.uniform(shape, draw_dtype, low, high)
-    return num.cast(u, dtype)
+    return num.cast(GENERATOR.uniform(shape, draw_dtype, low, high), dtype)
 
 
 @lower("uniform.default", "uniform_.default")

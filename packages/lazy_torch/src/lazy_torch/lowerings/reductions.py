@@ -128,9 +128,8 @@ def _var(x, dim, unbiased, keepdim, correction):
     dims = wrap_dims(dim, x.ndim)
     if not D.is_inexact(x.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    acc = D.float32 if x.dtype in OPMATH else x.dtype
-    return num.cast(num.var(num.cast(x, acc), dims, keepdims=keepdim, correction=correction),
-                    x.dtype)
+    return num.cast(num.var(num.cast(x, D.float32 if x.dtype in OPMATH else x.dtype), dims,
+                            keepdims=keepdim, correction=correction), x.dtype)
 
 
 @lower("std.correction", "std.dim", "std.default")

@@ -23,8 +23,8 @@ def sort(x, dim=-1, descending=False, *, stable=None):
         dim = -1
     if x.ndim == 0:
         return x, lc.scalar(0, D.int64)
-    d = wrap_dim(dim, x.ndim)
-    values, idx = _sorted(num.cast(x, D.uint8) if D.is_bool(x.dtype) else x, d, descending)
+    values, idx = _sorted(num.cast(x, D.uint8) if D.is_bool(x.dtype) else x, wrap_dim(dim, x.ndim),
+                          descending)
     return num.cast(values, x.dtype), idx
 
 
