@@ -97,3 +97,25 @@ def test_a_value_known_without_the_placeholders_is_observable_while_capturing():
     prog(lc.asarray(np.array([0, 5])))
     with pytest.raises(IndexError, match="index out of range"):
         lc.sync()
+
+
+def test_a_value_leaked_from_a_capture_fails_only_where_observed():
+    """A value made inside a captured graph and kept after it (a Keras layer's activity
+    loss in ``layer.losses``, TF's out-of-scope symbolic tensors) raises ``CaptureError``
+    when observed, and never stops other values: full syncs and observations compute
+    everything else (before, every later sync raised)."""
+    kept = []
+
+    def body(a):
+        kept.append(lc.ops.mul(a, a))
+        return (lc.ops.add(a, a),)
+
+    prog = _capture(body, lc.Aval((2,), np.dtype("float32")))
+    (out,) = prog(lc.asarray(np.array([1.0, 2.0], np.float32)))
+    other = lc.ops.mul(out, out)
+    lc.sync()
+    assert lc.to_numpy(other).tolist() == [4.0, 16.0]
+    assert lc.to_numpy(lc.ops.add(out, out)).tolist() == [4.0, 8.0]
+    with pytest.raises(lc.subprogram.CaptureError):
+        lc.to_numpy(lc.ops.add(kept[0], out))
+    kept.clear()

@@ -149,7 +149,7 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
             if not full and cause not in diagnostics.STEP_CAUSES:  # an observation
                 targets, whole = steps.observation_targets(targets, pending, settings.observe)
             try:
-                outputs = _run(targets, whole, cause, live)
+                outputs = _run(targets, whole, cause, live, observed=tensors or [])
             except ExecutionError as error:
                 if len(targets) == 1:
                     _poison(targets[0], error)
@@ -166,7 +166,7 @@ def sync(tensors=None, *, wait: bool = False, cause: str = "explicit") -> None:
             jax.block_until_ready(outputs)
 
 
-def _run(targets, full: bool, cause: str, live=None):
+def _run(targets, full: bool, cause: str, live=None, observed=None):
     targets = sorted(targets, key=_creation_order)  # the live set is unordered; keys must not be
     roots: list[Node] = list(dict.fromkeys([t.node for t in targets]))  # by identity
     batch = checks.take(roots)  # pending data checks: one extra output, read after the run
@@ -182,7 +182,10 @@ def _run(targets, full: bool, cause: str, live=None):
         leaks.check(program, site)
     failed = [n for n in program.inputs if n.op == "failed"]
     if failed:
-        raise failed[0].value
+        keep = _without_leaked(targets, failed, observed)
+        if keep is None:
+            raise failed[0].value
+        return _run(keep, full, cause, live) if keep else ()
     # another thread may be tracing on top of a buffer we would donate: only donate alone
     donate = (_donatable(program, roots, live)
               if full and settings.donate and alone
@@ -274,6 +277,22 @@ def loader_threads() -> int:
 
 
 _creation_order = operator.attrgetter("seq")
+
+
+def _without_leaked(targets, failed, observed):
+    """``targets`` less the values computed from a leaked capture placeholder: made
+    inside a captured graph and kept after it (TF's out-of-scope symbolic tensors, a
+    Keras layer's activity loss), such a value raises when observed and never stops
+    others from being computed. None where an observed value needs a failed input, or
+    a failure is of another kind (``observed`` None: every target is observed)."""
+    from .loops import _outside
+    from .subprogram import CaptureError
+
+    if observed is None or not all(isinstance(n.value, CaptureError) for n in failed):
+        return None
+    clean = _outside([t.node for t in targets], failed)
+    needed = any(id(t.node) not in clean for t in observed if t.node.op not in LEAF_OPS)
+    return None if needed else [t for t in targets if id(t.node) in clean]
 
 
 def _run_each(targets, cause: str) -> list:
