@@ -66,3 +66,7 @@ class VerifyError(LazyError, RuntimeError):
         self.args = (message,)
         self.mismatch = mismatch
         self.site = mismatch.site
+
+
+class CaptureError(LazyError, RuntimeError):
+    """A placeholder's value was needed while capturing (a data-dependent op)."""

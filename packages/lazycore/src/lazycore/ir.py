@@ -191,3 +191,22 @@ def freeze_attrs(attrs: dict) -> tuple:
         return ((k, freeze(v)),)
     return tuple(sorted([(k, freeze(v)) for k, v in attrs.items()]))
 
+
+def independent_of(roots, holders) -> frozenset:
+    """Ids of the nodes reached from ``roots`` that do not depend on ``holders``: a loop
+    body's values made outside it (weights read, values made before the loop: operands
+    of the loop node), or the values a sync can compute past failed leaves."""
+    inside = {id(n): True for n in holders}
+    stack = list(roots)
+    while stack:
+        node = stack[-1]
+        if id(node) in inside:
+            stack.pop()
+            continue
+        pending = [o for o in node.operands if id(o) not in inside]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        inside[id(node)] = any(inside[id(o)] for o in node.operands)
+    return frozenset(k for k, v in inside.items() if not v)

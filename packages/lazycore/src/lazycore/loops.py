@@ -8,31 +8,11 @@ from __future__ import annotations
 from .autodiff import TRAILS, _cut_program
 from .dtypes import is_inexact
 from .errors import ShapeError
-from .ir import Aval, Frozen
+from .ir import Aval, Frozen, independent_of
 from .ops.control import residual_avals, scan_op
 from .random import Generator
 from .subprogram import CaptureError, capturing, placeholder
 from .tensor import Tensor
-
-
-def _outside(roots, holders) -> frozenset:
-    """Ids of the nodes the body reaches that do not depend on its placeholders (weights
-    read, values made before the loop): operands of the loop, computed once outside it,
-    and where gradients with respect to them meet the loop."""
-    inside = {id(n): True for n in holders}
-    stack = list(roots)
-    while stack:
-        node = stack[-1]
-        if id(node) in inside:
-            stack.pop()
-            continue
-        pending = [o for o in node.operands if id(o) not in inside]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        inside[id(node)] = any(inside[id(o)] for o in node.operands)
-    return frozenset(k for k, v in inside.items() if not v)
 
 
 def scan(body, init, xs, consts=(), *, reverse: bool = False, save: bool = True):
@@ -76,7 +56,7 @@ def scan(body, init, xs, consts=(), *, reverse: bool = False, save: bool = True)
                              op="scan")
     in_nodes = [h.node for h in holders]
     out_nodes = [t.node for t in new_carry + ys]
-    program, leaves, _, outs = _cut_program(out_nodes, in_nodes, _outside(out_nodes, in_nodes))
+    program, leaves, _, outs = _cut_program(out_nodes, in_nodes, independent_of(out_nodes, in_nodes))
     for leaf in leaves:
         if leaf.op == "failed" and not isinstance(leaf.value, CaptureError):  # an
             # enclosing capture's placeholder is an operand like any other

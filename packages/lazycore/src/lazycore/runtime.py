@@ -33,8 +33,8 @@ from . import (
 )
 from .callsite import _call_site, register_internal_path  # noqa: F401 (lc.register_internal_path)
 from .config import settings
-from .errors import ExecutionError
-from .ir import LEAF_OPS, Aval, Node, host_value, leaf
+from .errors import CaptureError, ExecutionError
+from .ir import LEAF_OPS, Aval, Node, host_value, independent_of, leaf
 from .lowering import Program, arg_layout, from_recording, layout_args, linearize
 from .tensor import Tensor, _live, _snapshot, live_tensors  # noqa: F401 (lc.runtime.live_tensors)
 
@@ -285,12 +285,9 @@ def _without_leaked(targets, failed, observed):
     Keras layer's activity loss), such a value raises when observed and never stops
     others from being computed. None where an observed value needs a failed input, or
     a failure is of another kind (``observed`` None: every target is observed)."""
-    from .loops import _outside
-    from .subprogram import CaptureError
-
     if observed is None or not all(isinstance(n.value, CaptureError) for n in failed):
         return None
-    clean = _outside([t.node for t in targets], failed)
+    clean = independent_of([t.node for t in targets], failed)
     needed = any(id(t.node) not in clean for t in observed if t.node.op not in LEAF_OPS)
     return None if needed else [t for t in targets if id(t.node) in clean]
 

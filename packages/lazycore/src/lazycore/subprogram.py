@@ -26,14 +26,10 @@ from functools import lru_cache
 from . import config, metrics
 from .autodiff import _cut_program
 from .callsite import _call_site
-from .errors import LazyError
+from .errors import CaptureError
 from .ir import LEAF_OPS, Aval, Frozen, Node
 from .ops.registry import defop, interpret
 from .tensor import Tensor
-
-
-class CaptureError(LazyError, RuntimeError):
-    """A placeholder's value was needed while capturing (a data-dependent op)."""
 
 
 def _call_rule(*avals, spec):
