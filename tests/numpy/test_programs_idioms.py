@@ -115,3 +115,31 @@ def test_ufunc_out_follows_the_casting_rule(casting):
                 return TypeError
 
         assert outcome(lnp.asarray(x), lnp.asarray(o)) == outcome(x, o.copy())
+
+
+HOST_DTYPE_CREATIONS = [
+    lambda m: m.array(["cat", "dog"]), lambda m: m.asarray([1, "a"]),
+    lambda m: m.array([[1, 2], [3]], dtype=object), lambda m: m.array([None, 1]),
+    lambda m: m.zeros(3, dtype=object), lambda m: m.zeros(2, dtype="U5"),
+    lambda m: m.empty(2, dtype="U5"), lambda m: m.ones(2, dtype="S2"),
+    lambda m: m.full(2, "x"), lambda m: m.array(["2020-01-01"], dtype="datetime64[D]"),
+    lambda m: m.array([1, 2], dtype=np.longdouble), lambda m: m.asanyarray([b"ab"]),
+    lambda m: m.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")]),
+    lambda m: m.zeros_like(m.arange(2), dtype=object), lambda m: m.full_like(m.arange(2), "ab", dtype="U2"),
+]
+
+
+@pytest.mark.parametrize("create", HOST_DTYPE_CREATIONS)
+def test_creating_arrays_no_lazy_array_holds_gives_numpys(create):
+    """A program run lazily that makes string labels or an object array (``np.array(['cat',
+    'dog'])``, ``np.zeros(n, dtype=object)``) gets NumPy's own array, not a TypeError."""
+    got, want = create(lnp), create(np)
+    assert isinstance(got, np.ndarray) and (got.dtype, got.shape) == (want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_host_dtype_array_is_a_copy():
+    labels = np.array(["a", "b"])
+    got = lnp.array(labels)
+    got[0] = "z"
+    assert labels[0] == "a"

@@ -87,10 +87,15 @@ def cast_like_c(t: lc.Tensor, dt) -> lc.Tensor:
     return lc.numeric.cast(t, dt)
 
 
+class HostOnlyDtype(TypeError):
+    """A dtype no LazyArray holds (strings, objects, dates, records, long double): array
+    creation gives NumPy's own array instead (``_creation.numpys_for_host_dtypes``)."""
+
+
 def check_dtype(dt) -> None:
     dt = np.dtype(dt)
-    if dt.kind not in "biufc":
-        raise TypeError(f"lazy_numpy arrays cannot hold dtype {dt}")
+    if dt.kind not in "biufc" or dt.itemsize > (16 if dt.kind == "c" else 8):
+        raise HostOnlyDtype(f"lazy_numpy arrays cannot hold dtype {dt}")
 
 
 def _contains_lazy(v) -> bool:

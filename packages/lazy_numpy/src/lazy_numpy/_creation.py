@@ -6,18 +6,36 @@ Defaults follow NumPy: float64 for ``zeros``/``ones``, int64 for integer ``arang
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import lazycore as lc
 
+from . import _fallback
 from ._array import HOST_KNOWN, LazyArray
-from ._convert import check_dtype, normalize_dtype, numpy_errors, tensor
+from ._convert import HostOnlyDtype, check_dtype, normalize_dtype, numpy_errors, tensor
 from ._registry import implements
 
 num = lc.numeric
 ops = lc.ops
 _FLOAT = np.dtype(np.float64)
 _HOST_KNOWN_MAX = 1 << 20  # elements of an integer arange also kept on the host
+
+
+def numpys_for_host_dtypes(np_func):
+    """The decorated creation function, or NumPy's own ``np_func`` (a host array, counted
+    as a fallback) where the dtype is one no LazyArray holds: ``np.array(['cat', 'dog'])``,
+    ``np.zeros(3, dtype=object)``, ``np.empty(2, dtype='U5')``."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def create(*args, like=None, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except HostOnlyDtype:
+                return _fallback.run(np_func.__name__, np_func, args, kwargs)
+        return create
+    return wrap
 
 
 def _shape(shape):
@@ -29,6 +47,7 @@ def _shape(shape):
     return shape
 
 
+@numpys_for_host_dtypes(np.asarray)
 @numpy_errors
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> LazyArray:
     """Wrap host data (or a LazyArray) as a LazyArray; the one place user data enters.
@@ -63,6 +82,7 @@ def _has_lazy(v) -> bool:
     return isinstance(v, list | tuple) and any(_has_lazy(u) for u in v)
 
 
+@numpys_for_host_dtypes(np.array)
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     """``np.array`` as a LazyArray, a copy by default. ``copy=False`` raises ValueError
     unless ``obj`` is a LazyArray of that dtype (host data is always copied to the
@@ -73,14 +93,20 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
     return out
 
 
+@numpys_for_host_dtypes(np.asanyarray)
 def asanyarray(a, dtype=None, order=None, *, like=None):
     """``np.asanyarray``: the same as ``asarray`` (LazyArray is the only array subclass here)."""
     return asarray(a, dtype)
 
 
+@numpys_for_host_dtypes(np.full)
 @numpy_errors
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) -> LazyArray:
     """A lazy array of ``shape`` filled with ``fill_value`` (a LazyArray fill stays on device)."""
+    return _full(shape, fill_value, dtype)
+
+
+def _full(shape, fill_value, dtype):
     if isinstance(fill_value, LazyArray):
         dt = normalize_dtype(dtype) or fill_value.dtype
         return LazyArray(num.broadcast_to(num.cast(fill_value._t, dt), _shape(shape)))
@@ -89,16 +115,21 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) ->
     return LazyArray(num.full(_shape(shape), np.asarray(fill_value).astype(dt)[()], dt))
 
 
+@numpys_for_host_dtypes(np.zeros)
+@numpy_errors
 def zeros(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray:
     """``np.zeros`` on the device: float64 unless ``dtype`` says otherwise."""
-    return full(shape, 0, dtype if dtype is not None else _FLOAT)
+    return _full(shape, 0, dtype if dtype is not None else _FLOAT)
 
 
+@numpys_for_host_dtypes(np.ones)
+@numpy_errors
 def ones(shape, dtype=None, order="C", *, device=None, like=None) -> LazyArray:
     """``np.ones`` on the device: float64 unless ``dtype`` says otherwise."""
-    return full(shape, 1, dtype if dtype is not None else _FLOAT)
+    return _full(shape, 1, dtype if dtype is not None else _FLOAT)
 
 
+@numpys_for_host_dtypes(np.empty)
 def empty(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray:
     """Zeros: an uninitialized lazy array would still need a defined value."""
     return zeros(shape, dtype)
@@ -215,11 +246,13 @@ def indices(dimensions, dtype=int, sparse=False):
 def _like(prototype, dtype, shape):
     dt = normalize_dtype(dtype) or np.result_type(prototype.dtype if hasattr(
         prototype, "dtype") else np.asarray(prototype).dtype)
+    check_dtype(dt)
     shp = np.shape(prototype) if shape is None else _shape(shape)
     return dt, shp
 
 
 @implements(np.zeros_like)
+@numpys_for_host_dtypes(np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """Zeros with ``a``'s shape and dtype (NumPy dispatches ``np.zeros_like`` here)."""
     dt, shp = _like(a, dtype, shape)
@@ -227,6 +260,7 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 
 
 @implements(np.ones_like)
+@numpys_for_host_dtypes(np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """Ones with ``a``'s shape and dtype (NumPy dispatches ``np.ones_like`` here)."""
     dt, shp = _like(a, dtype, shape)
@@ -234,6 +268,7 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 
 @implements(np.empty_like)
+@numpys_for_host_dtypes(np.empty_like)
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """Zeros with ``prototype``'s shape and dtype: an uninitialized lazy array would
     still need a defined value."""
@@ -242,6 +277,7 @@ def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, devi
 
 
 @implements(np.full_like)
+@numpys_for_host_dtypes(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """``fill_value`` with ``a``'s shape and dtype (NumPy dispatches ``np.full_like`` here)."""
     dt, shp = _like(a, dtype, shape)
