@@ -111,3 +111,12 @@ def test_masked_scatter_matches_eager(dev, counters, shapes):
     with pytest.raises(RuntimeError, match="Number of elements of source < number of ones"):
         x.to(dev).masked_scatter(torch.ones(2, 3, dtype=torch.bool, device=dev),
                                  source[:5].to(dev)).cpu()
+
+
+def test_lengths_on_the_device_raise_eagers_error(dev):
+    """The tutorial moves ``lengths`` to the CPU because eager's kernel insists on it; a
+    lazy ``lengths`` raised RecursionError (the kernel dispatched back to itself)."""
+    x = torch.randn(3, 2, 4).to(dev)
+    with pytest.raises(RuntimeError, match="'lengths' argument should be a 1D CPU int64 tensor, "
+                                           "but got 1D lazy:0 Long tensor"):
+        rnn_utils.pack_padded_sequence(x, torch.tensor([3, 2]).to(dev))

@@ -258,8 +258,8 @@ def _make_out(packet, out_names):
     def handler(func, args, kwargs):
         outs = [kwargs[n] for n in out_names]
         result = packet(*args, **{k: v for k, v in kwargs.items() if k not in out_names})
-        results = result if isinstance(result, tuple | list) else (result,)
-        for o, r in zip(outs, results, strict=True):
+        for o, r in zip(outs, result if isinstance(result, tuple | list) else (result,),
+                        strict=True):
             if isinstance(o, LazyTensor):
                 if tuple(o.shape) != tuple(r.shape) and o.numel() == 0:
                     raise RuntimeError("lazy_torch: resizing an empty out= tensor is not supported")

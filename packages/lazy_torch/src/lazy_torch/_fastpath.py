@@ -56,8 +56,8 @@ def _quiet() -> bool:
 def _autocast_kernel(overload) -> bool:
     """Whether autocast can change ``overload`` on the lazy device: it has an autocast
     kernel there, or on CPU (whose policy ``_autocast.py`` applies to the lazy device)."""
-    has = _C._dispatch_has_kernel_for_dispatch_key
-    return any(has(overload.name(), key) for key in ("AutocastCPU", "AutocastPrivateUse1"))
+    return any(_C._dispatch_has_kernel_for_dispatch_key(overload.name(), key)
+               for key in ("AutocastCPU", "AutocastPrivateUse1"))
 
 
 def _operator(plans: OperatorPlans, slow, reflected: bool, autocast: bool):

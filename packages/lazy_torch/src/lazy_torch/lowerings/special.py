@@ -86,6 +86,9 @@ def pack_padded_sequence(func, args, kwargs):
     """Eager's kernel packs the positions of the (T, B) grid (its checks, and ``batch_sizes``
     kept on the host as eager's); the packed data is those rows of the lazy input."""
     x, lengths, batch_first = args
+    if isinstance(lengths, LazyTensor):  # eager's error (its kernel would dispatch here again)
+        raise RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{lengths.dim()}D {lengths.device} {lengths.type()[11:-6]} tensor")
     rows, batch_sizes = func(torch.arange(x.shape[0] * x.shape[1]).view(x.shape[:2]), lengths,
                              batch_first)
     flat = lc.ops.reshape(_core(x), new_sizes=(x.shape[0] * x.shape[1], *x.shape[2:]))
