@@ -31,6 +31,8 @@ from tensorflow.python.saved_model import save_context
 
 import lazycore as lc
 
+from . import _state
+
 
 def building() -> bool:
     """True while TensorFlow builds a graph (a ``tf.function`` trace). Every traced op
@@ -194,10 +196,17 @@ def shadow(var) -> tf.Variable:
     if s is None:
         # the class itself: tf.function's creator scopes (a second trace of the function
         # that "created a variable") are not involved; eager even inside a SavedModel's
-        # export graph (a plain Graph, which init_scope does not leave)
+        # export graph (a plain Graph, which init_scope does not leave). While a
+        # tf.function is captured the variable is a placeholder (Keras builds a layer
+        # in a scratch graph for its output shape): zeros, as every call of a graph
+        # using the shadow first copies the variable's value into it (``before_call``)
+        stateful = _state.capture[0].stateful if _state.capture[0] is not None else []
+        ops_before = len(stateful)
         with ops.init_scope(), context.eager_mode():
             s = resource_variable_ops.ResourceVariable(
-                eager(var), trainable=var.trainable, name=var.name.split(":")[0])
+                tf.zeros(var.shape, var.dtype) if d["_h"].node.op == "failed" else eager(var),
+                trainable=var.trainable, name=var.name.split(":")[0])
+        del stateful[ops_before:]  # the capture's record of stateful ops the body ran
         d["_shadow"] = s
     graph = ops.get_default_graph()
     if isinstance(graph, FuncGraph) and not save_context.in_save_context():

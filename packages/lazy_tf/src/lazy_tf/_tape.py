@@ -20,7 +20,7 @@ import lazycore as lc
 
 from . import _state
 from ._capture import reachable
-from ._convert import dtype_of, lazy_inside, to_core
+from ._convert import dtype_of, to_core
 from ._graph import building, symbolic
 from ._sparse_grads import from_rows
 from ._tensor import LazyTensor, handle, is_lazy_class, new
@@ -291,11 +291,12 @@ class GradientTape:
 
 
 def _unwrap(value):
-    """A Keras variable holding an ``ltf.Variable`` (``lazy_tf.keras``) stands for it."""
+    """A Keras variable stands for the variable it holds: an ``ltf.Variable``
+    (``lazy_tf.keras``) or, made before ``ltf.keras.enable()``, a ``tf.Variable``."""
     if is_lazy_class(value.__class__):
         return value
-    inner = lazy_inside(value)
-    return value if inner is None else inner
+    inner = getattr(value, "__dict__", {}).get("_value")
+    return inner if isinstance(inner, LazyTensor | tf.Variable) else value
 
 
 def check_leaving(api: str, values) -> None:

@@ -103,14 +103,13 @@ class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
             return shadow(self).read_value()
         return new(lc.Tensor(self._read().node))
 
+    value = read_value
+
     def numpy(self):
         if building():
             raise NotImplementedError("numpy() is only available when eager execution is "
                                       "enabled.")
         return super().numpy()
-
-    def value(self) -> LazyTensor:
-        return self.read_value()
 
     @property
     def trainable(self) -> bool:

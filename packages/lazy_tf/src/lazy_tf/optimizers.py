@@ -43,12 +43,11 @@ class Optimizer:
         if name not in slots:
             h = handle(var)  # device data, as every later step reads it (a baked zero
             # fill would make the first step's program differ from the second's)
-            slot = lc.asarray(np.zeros(h.shape, h.dtype))
+            slot = slots[name] = lc.asarray(np.zeros(h.shape, h.dtype))
             # A sync orders its outputs by handle creation (``seq``). A slot made during
             # the first step would sort after that step's loss there, but before the
             # loss of every later step: a second program. It sorts with its variable.
-            slot.seq = h.seq + (len(slots) + 1) / 16
-            slots[name] = slot
+            slot.seq = h.seq + len(slots) / 16
         return slots[name]
 
     def apply_gradients(self, grads_and_vars) -> None:
@@ -142,10 +141,9 @@ class Adam(Optimizer):
         m.assign(ops.add(m, ops.mul(ops.sub(g, m), _scalar(1 - self.beta_1, g))))
         g2 = ops.mul(g, g) if squares is None else lc.numeric.cast(squares, g.dtype)
         v.assign(ops.add(v, ops.mul(ops.sub(g2, v), _scalar(1 - self.beta_2, g))))
-        v_hat = v
-        if self.amsgrad:
+        if self.amsgrad:  # the running maximum of v stands for it
             vmax = self._slot(var, "vhat")
             vmax.assign(ops.max(vmax, v))
-            v_hat = vmax
+            v = vmax
         return ops.sub(w, ops.div(ops.mul(m, _scalar(alpha, m)),
-                                  ops.add(ops.sqrt(v_hat), _scalar(self.epsilon, v_hat))))
+                                  ops.add(ops.sqrt(v), _scalar(self.epsilon, v))))
