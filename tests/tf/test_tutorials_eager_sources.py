@@ -91,3 +91,12 @@ def test_watched_eager_tensor_through_eager_ops_into_a_lazy_graph(make):
     want = grads(tf.GradientTape, tf.Variable(w0.astype(np.float32)), tf.constant(s0))
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(a), b.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_jacobian_through_eager_ops_raises_instead_of_none():
+    """Was silently ``None``: ``jacobian`` does not carry rows through TF's tape."""
+    v = tf.Variable([1.0, 2.0])
+    with ltf.GradientTape() as tape:
+        y = tf.tanh(v * 2.0) * ltf.convert_to_tensor([1.0, 3.0])
+    with pytest.raises(NotImplementedError, match="jacobian with respect to eager values"):
+        tape.jacobian(y, v)

@@ -110,11 +110,8 @@ class GradientTape:
     def reset(self) -> None:
         self._tf_tape.reset()
         self._hold = lc.runtime.hold_buffers()
-        self._watched.clear()
-        self._read.clear()
-        self._bridges.clear()
-        self._made.clear()
-        self._outside.clear()
+        for recorded in (self._watched, self._read, self._bridges, self._made, self._outside):
+            recorded.clear()
 
     # -- watching -----------------------------------------------------------------
     def watch(self, tensor) -> None:
@@ -269,6 +266,11 @@ class GradientTape:
                 parallel_iterations, experimental_use_pfor)
         out = self._graph_handle(target)
         flat_sources = [_unwrap(s) for s in _flatten(sources)]
+        if self._bridges and not all(isinstance(s, LazyTensor) for s in flat_sources):
+            raise lc.errors.UnsupportedError(
+                "ltf.GradientTape.jacobian with respect to eager values (tf.Variables, "
+                "watched tensors) that reached the lazy graph through eager ops: TF's tape "
+                "would carry each row on. Use tape.gradient, or ltf.Variables.")
         active = [self._graph_handle(s) for s in flat_sources if id(s) in self._watched]
         eye = lc.numeric.eye(out.size, dtype=out.dtype) if out.size else None
         # one vector-Jacobian product per target element; a column per watched source
