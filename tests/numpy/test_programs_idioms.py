@@ -143,3 +143,16 @@ def test_host_dtype_array_is_a_copy():
     got = lnp.array(labels)
     got[0] = "z"
     assert labels[0] == "a"
+
+
+def test_functions_of_lazy_arrays_with_host_dtype_results_give_numpys():
+    """``np.where(pred > 0.5, 'yes', 'no')`` on a lazy prediction, a date range: NumPy's
+    string/date arrays (a counted fallback), not TypeError."""
+    p = np.array([0.2, 0.7, 0.9])
+    for fn in (lambda x: np.where(x > 0.5, "yes", "no"),
+               lambda x: np.select([x > 0.8, x > 0.5], ["high", "mid"], "low")):
+        got, want = fn(lnp.asarray(p)), fn(p)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    start, stop = np.datetime64("2020-01-01"), np.datetime64("2020-01-06")
+    np.testing.assert_array_equal(lnp.arange(start, stop, 2), np.arange(start, stop, 2))

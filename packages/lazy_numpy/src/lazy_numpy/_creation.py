@@ -135,10 +135,12 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None) -> LazyArray
     return zeros(shape, dtype)
 
 
+@numpys_for_host_dtypes(np.arange)
 @numpy_errors
 def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None) -> LazyArray:
     """``np.arange``: ``ceil((stop - start) / step)`` elements, computed in int64 for an
     integer dtype and in the dtype's own fill type for a float one, then cast."""
+    check_dtype(getattr(start, "dtype", None) or np.asarray(start).dtype)  # dates: NumPy's
     if step is None:
         step = 1
     if step == 0:

@@ -9,7 +9,7 @@ counted as ``fallback::numpy.<name>``.
 from __future__ import annotations
 
 from . import _fallback
-from ._convert import numpy_errors
+from ._convert import HostOnlyDtype, numpy_errors
 from ._fallback import NotLazy
 
 FUNCTIONS: dict = {}
@@ -60,7 +60,7 @@ def array_function(func, types, args, kwargs):
     if impl is not None:
         try:
             return impl(*args, **kwargs)
-        except NotLazy:
+        except (NotLazy, HostOnlyDtype):  # np.where(mask, 'yes', 'no'): NumPy's array
             pass
     outs = []
     if kwargs.get("out") is not None:
