@@ -127,8 +127,8 @@ def _pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     pads = static(paddings)
     if len(pads) != t.ndim or any(len(p) != 2 or min(p) < 0 for p in pads):
         raise lc.ShapeError(f"paddings {pads} do not fit rank {t.ndim}")
-    value = to_core(constant_values, t.dtype)
-    return ops.pad(t, value, padding_config=tuple((int(lo), int(hi), 0) for lo, hi in pads))
+    return ops.pad(t, to_core(constant_values, t.dtype),
+                   padding_config=tuple((int(lo), int(hi), 0) for lo, hi in pads))
 
 
 @api("reverse", "rev", tensors=("tensor",))
@@ -319,11 +319,11 @@ def _scatter_nd(mode):
             raise lc.ShapeError(f"updates shape {u.shape} must be {batch + window}")
         flat_u = ops.reshape(u, new_sizes=(flat_i.shape[0],) + window)
         op = ops.scatter_add if mode == "add" else ops.scatter
-        out = op(num.cast(t, t.dtype), num.cast(flat_i, np.int64), flat_u,
-                 update_window_dims=tuple(range(1, 1 + len(window))),
-                 inserted_window_dims=tuple(range(k)),
-                 scatter_dims_to_operand_dims=tuple(range(k)), mode="fill")
-        return _points_in_range(num.split_sizes(flat_i, [1] * k, 1), t.shape, out, "TensorScatterNd")
+        return _points_in_range(num.split_sizes(flat_i, [1] * k, 1), t.shape, op(
+            num.cast(t, t.dtype), num.cast(flat_i, np.int64), flat_u,
+            update_window_dims=tuple(range(1, 1 + len(window))),
+            inserted_window_dims=tuple(range(k)), scatter_dims_to_operand_dims=tuple(range(k)),
+            mode="fill"), "TensorScatterNd")
     return impl
 
 

@@ -116,15 +116,11 @@ def _box(t: lc.Tensor, top: int, left: int, height: int, width: int, pad: bool) 
                            slice(None)))
 
 
-def _bounding_box(pad: bool):
-    def impl(image, offset_height, offset_width, target_height, target_width):
-        return _box(_image(image), *(static_int(v) for v in (
-            offset_height, offset_width, target_height, target_width)), pad=pad)
-    return impl
-
-
-api("image.crop_to_bounding_box", "slice", tensors=("image",))(_bounding_box(False))
-api("image.pad_to_bounding_box", "pad", tensors=("image",))(_bounding_box(True))
+for _tf, _pad in [("image.crop_to_bounding_box", False), ("image.pad_to_bounding_box", True)]:
+    api(_tf, "pad" if _pad else "slice", tensors=("image",))(
+        lambda image, offset_height, offset_width, target_height, target_width, pad=_pad: _box(
+            _image(image), *(static_int(v) for v in (offset_height, offset_width, target_height,
+                                                     target_width)), pad=pad))
 
 
 @api("image.resize_with_crop_or_pad", "slice, pad", tensors=("image",))
@@ -140,9 +136,9 @@ def _central_crop(image, central_fraction):
     f, t = float(static(central_fraction)), _image(image)
     if not 0 < f <= 1:
         raise ValueError("central_fraction must be within (0, 1]")
-    h, w = t.shape[-3], t.shape[-2]
-    top, left = int((h - h * f) / 2), int((w - w * f) / 2)
-    return t if f == 1 else _box(t, top, left, h - 2 * top, w - 2 * left, False)
+    top, left = (int((n - n * f) / 2) for n in t.shape[-3:-1])
+    return t if f == 1 else _box(t, top, left, t.shape[-3] - 2 * top, t.shape[-2] - 2 * left,
+                                 False)
 
 
 def _variation(t: lc.Tensor, after: tuple, before: tuple, axes) -> lc.Tensor:

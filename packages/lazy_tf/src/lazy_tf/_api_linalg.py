@@ -122,9 +122,8 @@ def _diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
         raise NotImplementedError("diag with k/num_rows/num_cols runs eagerly")
     d = to_core(diagonal)
     shape = d.shape + (d.shape[-1],)
-    eye = num.broadcast_to(num.eye(d.shape[-1], dtype=np.bool_), shape)
-    return ops.select(eye, num.broadcast_to(num.expand_dims(d, d.ndim), shape),
-                      num.zeros(shape, d.dtype))
+    return ops.select(num.broadcast_to(num.eye(d.shape[-1], dtype=np.bool_), shape),
+                      num.broadcast_to(num.expand_dims(d, d.ndim), shape), num.zeros(shape, d.dtype))
 
 
 @api("linalg.band_part", "band_part (composite)", tensors=("input",))

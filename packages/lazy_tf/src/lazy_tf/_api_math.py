@@ -140,14 +140,14 @@ for _tf, _op, _ok in [
 @binary("bitwise.right_shift", lowers_to="shift_right_arithmetic / shift_right_logical", kernel=True)
 def _right_shift(a, b):
     require(a, INT, "right_shift")
-    op = ops.shift_right_logical if lc.dtypes.is_unsigned(a.dtype) else ops.shift_right_arithmetic
-    return op(a, b)
+    return (ops.shift_right_logical if lc.dtypes.is_unsigned(a.dtype) else
+            ops.shift_right_arithmetic)(a, b)
 
 
 @binary("math.pow", lowers_to="pow (+ a check for integers)", kernel=True)
 def _pow(a, b):
-    signed = require(a, lambda d: NUMERIC(d) and not lc.dtypes.is_unsigned(d), "pow")  # TF's Pow list
-    return num.checked_power(signed, b, _tf_error(tf.errors.InvalidArgumentError),
+    return num.checked_power(require(  # TF's Pow list
+        a, lambda d: NUMERIC(d) and not lc.dtypes.is_unsigned(d), "pow"), b, _tf_error(tf.errors.InvalidArgumentError),
                              "Integers to negative integer powers are not allowed", op="pow",
                              c_zero_base=True)
 
@@ -376,8 +376,8 @@ for _kind, _core, _ok in [("sum", "add", NUMERIC), ("prod", "mul", NUMERIC), ("m
 
 def _higher_scores(p, t):
     """How many classes score strictly higher than each row's target class."""
-    own = num.broadcast_to(num.take_along_axis(p, num.expand_dims(t, 1), 1), p.shape)
-    return num.sum(ops.gt(p, own), 1, dtype=np.int64)
+    return num.sum(ops.gt(p, num.broadcast_to(num.take_along_axis(p, num.expand_dims(t, 1), 1),
+                                              p.shape)), 1, dtype=np.int64)
 
 
 @api("math.in_top_k", "take_along_axis, gt, reduce_sum", tensors=("targets", "predictions"))
@@ -389,8 +389,8 @@ def _in_top_k(targets, predictions, k, name=None):
     if p.ndim != 2 or t.shape != p.shape[:1]:
         raise ValueError(f"in_top_k: targets {t.shape} do not match predictions {p.shape}")
     above = _higher_scores(p, t)
-    known_class = ops.eq(num.clamp(t, full_like(t, 0), full_like(t, p.shape[1] - 1)), t)
-    return num.all(num.stack([known_class, num.all(num.isfinite(p), 1),
+    return num.all(num.stack([  # a known class, finite scores, fewer than k above
+        ops.eq(num.clamp(t, full_like(t, 0), full_like(t, p.shape[1] - 1)), t), num.all(num.isfinite(p), 1),
                               ops.lt(above, full_like(above, static_int(k)))], 0), 0)
 
 

@@ -116,8 +116,8 @@ def _bias_add(value, bias, data_format=None, name=None):
     c = 1 if data_format is not None and str(data_format).startswith("NC") else x.ndim - 1
     if x.ndim < 2 or x.shape[c] != b.shape[0]:
         raise lc.ShapeError(f"bias of size {b.shape[0]} does not match dimension {c} of {x.shape}")
-    shape = tuple(s if i == c else 1 for i, s in enumerate(x.shape))
-    return ops.add(x, num.broadcast_to(ops.reshape(b, new_sizes=shape), x.shape))
+    return ops.add(x, num.broadcast_to(ops.reshape(b, new_sizes=tuple(
+        s if i == c else 1 for i, s in enumerate(x.shape))), x.shape))
 
 
 @api("nn.moments", "moments (composite)", tensors=("x",))
@@ -216,9 +216,8 @@ def _conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, 
 @api("nn.convolution", "conv_general_dilated", tensors=("input", "filters"))
 def _convolution(input, filters, strides=None, padding="VALID", data_format=None,  # noqa: A002
                  dilations=None, name=None):
-    nd = to_core(input).ndim - 2
-    return _conv(input, filters, 1 if strides is None else strides, padding, dilations, nd,
-                 data_format)
+    return _conv(input, filters, 1 if strides is None else strides, padding, dilations,
+                 to_core(input).ndim - 2, data_format)
 
 
 def _pool(kind, x, ksize, strides, padding, data_format, nd=None):
@@ -277,8 +276,8 @@ def _conv_transpose(input, filters, output_shape, strides, padding="SAME",  # no
             raise ValueError(f"output_shape {out} does not fit input {t.shape}")
         pads.append((lo, hi))
         extra.append(size - natural)
-    w = ops.transpose(k, permutation=(*range(nd), nd + 1, nd))  # -> [*k, in, out]
-    return num.conv(t, w, stride=stride, padding=tuple(pads), dilation=dil, channels_last=True,
+    return num.conv(t, ops.transpose(k, permutation=(*range(nd), nd + 1, nd)),  # [*k, in, out]
+                    stride=stride, padding=tuple(pads), dilation=dil, channels_last=True,
                     transposed=True, output_padding=tuple(extra))
 
 

@@ -1,0 +1,68 @@
+"""Keras preprocessing layers whose compiled step used to fall back to TensorFlow's
+graph, against eager TF/Keras: RandomCrop (a slice at traced starts), RandomHue and
+RandomSaturation (``tf.image.rgb_to_hsv``/``hsv_to_rgb``), Discretization (bucketize)."""
+
+import os
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tf_helpers import assert_same, lazy, lazy_and_eager_keras  # noqa: E402
+
+import lazy_tf as ltf  # noqa: E402
+import lazycore as lc  # noqa: E402
+
+L = keras.layers
+rng = np.random.default_rng(5)
+IMAGES = rng.uniform(0, 255, (16, 10, 10, 3)).astype(np.float32)
+LABELS = rng.integers(0, 3, 16)
+
+
+def _fit_and_predict(*layers):
+    """A compiled fit, predict and evaluate with ``layers`` in front of a small CNN."""
+    def program():
+        keras.utils.set_random_seed(4)
+        model = keras.Sequential([keras.Input((10, 10, 3)), *(f() for f in layers),
+                                  L.Rescaling(1 / 255), L.Conv2D(4, 3, activation="relu"),
+                                  L.GlobalAveragePooling2D(), L.Dense(3)])
+        model.compile(keras.optimizers.SGD(0.1),
+                      keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history = model.fit(IMAGES, LABELS, epochs=2, batch_size=8, verbose=0)
+        return (history.history["loss"], model.predict(IMAGES, verbose=0),
+                model.evaluate(IMAGES, LABELS, verbose=0), [v.numpy() for v in model.weights])
+
+    old = lc.settings.tier
+    lc.configure(tier="interpret")  # programs run once each here: compiles would dominate
+    try:
+        (*lazy_out, lazy_w), (*eager_out, eager_w), counters = lazy_and_eager_keras(program)
+    finally:
+        lc.configure(tier=old)
+    assert counters.get("tf_function_fallback", 0) == 0 and ltf.fallback_counts() == {}
+    assert not [k for k in counters if k.startswith("sync::fallback")]
+    for a, b in zip([*lazy_out, *lazy_w], [*eager_out, *eager_w], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+@tf.function
+def _crop(x, h, w):
+    h = h + 1  # the slices' bounds: the same tensor plus ints
+    return x[:, h - 1:h + 5, w:w + 7], x[..., h:2 + h + 1, :], x[w:w + 1, 2]
+
+
+def test_slice_at_traced_starts_in_a_captured_graph(metrics):
+    x = rng.uniform(0, 9, (3, 10, 9, 2)).astype(np.float32)
+    for h, w in ((0, 0), (4, 2), (2, 1)):
+        assert_same(_crop(lazy(x), lazy(h), lazy(w)), _crop(x, tf.constant(h), tf.constant(w)),
+                    rtol=0, atol=0)
+    assert ltf.metrics.counters().get("tf_function_fallback", 0) == 0
+    # TF's slice would be shorter there: no silent difference, an error at the barrier
+    with pytest.raises(tf.errors.InvalidArgumentError, match="traced start"):
+        _crop(lazy(x), lazy(5), lazy(0))[0].numpy()
+
+
+def test_random_crop_fit_matches_eager():
+    """Training crops at random starts; predict/evaluate take the center crop path."""
+    _fit_and_predict(lambda: L.RandomCrop(6, 7), lambda: L.RandomFlip())
