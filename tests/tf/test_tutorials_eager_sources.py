@@ -100,3 +100,36 @@ def test_jacobian_through_eager_ops_raises_instead_of_none():
         y = tf.tanh(v * 2.0) * ltf.convert_to_tensor([1.0, 3.0])
     with pytest.raises(NotImplementedError, match="jacobian with respect to eager values"):
         tape.jacobian(y, v)
+
+
+def test_nested_and_side_by_side_tapes_share_eager_sources():
+    """Each active tape must see the one handle an eager value got: the Hessian of a
+    watched tensor (two nested tapes), and two tapes opened together (the DCGAN step)
+    each differentiating a ``tf.Variable`` read through eager ops."""
+    x, s = tf.constant([2.0, -1.0]), ltf.convert_to_tensor([3.0, 0.5])
+    with ltf.GradientTape() as outer:
+        outer.watch(x)
+        with ltf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(s * x * x * x)
+        g = inner.gradient(y, x)
+    np.testing.assert_allclose(np.asarray(g), 3 * s.numpy() * x.numpy() ** 2, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(outer.gradient(g, x)), 6 * s.numpy() * x.numpy(),
+                               rtol=1e-6)
+    a, b = tf.Variable([1.0, 2.0]), tf.Variable([0.5, -1.0])
+    with ltf.GradientTape() as tape_a, ltf.GradientTape() as tape_b:
+        y = tf.reduce_sum(tf.sin(a * 1.0) * s + b * b * s)
+    ga, gb = tape_a.gradient(y, a), tape_b.gradient(y, b)
+    np.testing.assert_allclose(np.asarray(ga), np.cos(a.numpy()) * s.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gb), 2 * b.numpy() * s.numpy(), rtol=1e-6)
+
+
+def test_gradient_through_eager_ops_inside_another_tape_raises():
+    """TF's tape would take the lazy part's gradient for a constant: a silently wrong
+    second derivative."""
+    x, s = tf.Variable(2.0), ltf.convert_to_tensor(3.0)
+    with ltf.GradientTape():
+        with ltf.GradientTape() as inner:
+            y = (x * 1.0) ** 2 * s
+        with pytest.raises(NotImplementedError, match="inside another GradientTape"):
+            inner.gradient(y, x)

@@ -386,13 +386,11 @@ _VARIABLE_STATE = ("_read_variable_op", "assign", "assign_add", "assign_sub", "s
 def _guard_variable_state() -> None:
     from tensorflow.python.ops import resource_variable_ops
 
-    classes, stack = [], [resource_variable_ops.BaseResourceVariable]
+    stack = [resource_variable_ops.BaseResourceVariable]
     while stack:  # subclasses may carry their own copies (ResourceVariable does)
         cls = stack.pop()
-        classes.append(cls)
-        stack.extend(cls.__subclasses__())
-    for cls in classes:
         _guard(cls, _VARIABLE_STATE, "tf.Variable")
+        stack.extend(cls.__subclasses__())
 
 
 def _guard(owner, names, what: str) -> None:

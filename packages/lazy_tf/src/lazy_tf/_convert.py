@@ -100,7 +100,9 @@ def to_core(v, dtype=None) -> lc.Tensor:
                 f"tf.Variable {v.name} read while a tf.function is captured")
         if dtype is not None and to_np(v.dtype) != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {v.dtype.name}")
-        # an eager value a recording tape differentiates is that tape's source handle
+        # an eager value a recording tape differentiates is that tape's source handle (a
+        # variable is read once, as TF's tapes record it)
+        v = v.read_value() if isinstance(v, tf.Variable) and _state.active_tapes else v
         found = [h for h in (tape.source(v) for tape in _state.active_tapes) if h is not None]
         return found[0] if found else _device_data(np.asarray(v.numpy()))
     inner = lazy_inside(v)

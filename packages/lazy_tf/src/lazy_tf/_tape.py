@@ -61,8 +61,7 @@ class GradientTape:
         self._persistent = persistent
         self._watch_accessed = watch_accessed_variables
         self._watched: dict[int, object] = {}   # id(value) -> value (kept alive)
-        self._used = False
-        self._recording = False
+        self._used = self._recording = False
         # handle -> node when made: a sync (e.g. printing the loss inside
         # the tape) re-points handles at device data; gradients need the graph behind them
         self._made: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -126,18 +125,18 @@ class GradientTape:
             if isinstance(t, LazyTensor | EagerTensor) and id(t) not in self._watched:
                 self._watched[id(t)] = t
                 self._read[id(t)] = lc.Tensor(to_core(t).node) if isinstance(
-                    t, LazyTensor) else lc.asarray(t.numpy())
+                    t, LazyTensor) else _eager_handle(t)
 
     def source(self, t) -> lc.Tensor | None:
         """The handle of an eager value entering the lazy graph, if this tape
         differentiates it: a watched one's, or (while recording) a fresh source for one
-        TF's tape derives from a watched value or a trainable ``tf.Variable``; ``gradient``
-        carries the lazy graph's gradient for it on through TF's tape."""
-        t = t.read_value() if isinstance(t, tf.Variable) else t  # (a read TF's tape sees)
+        TF's tape derives from a watched value or a trainable ``tf.Variable`` (read by
+        ``to_core``); ``gradient`` carries the lazy graph's gradient for it on through
+        TF's tape."""
         h = self._read.get(id(t))
         if h is None and self._recording and not _state.stopped[0] and \
                 record.should_record_backprop([t]):
-            h = self._read[id(t)] = lc.asarray(t.numpy())
+            h = self._read[id(t)] = _eager_handle(t)
             self._bridges[id(t)] = t
         return h
 
@@ -163,10 +162,8 @@ class GradientTape:
         if id(value) in self._read:
             return self._read[id(value)]
         h = to_core(value)
-        made = self._made.get(h)
-        if made is not None and made is not h.node:
-            return lc.Tensor(made)
-        return h
+        made = self._made.get(h, h.node)
+        return h if made is h.node else lc.Tensor(made)
 
     def differentiates(self, value) -> bool:
         """Would ``gradient`` differentiate through ``value``? (It depends on a watched
@@ -176,8 +173,7 @@ class GradientTape:
             return False
         if isinstance(value, Variable) and value.trainable and self._watch_accessed:
             return True
-        made = self._made.get(handle(value))
-        root = made if made is not None else handle(value).node
+        root = self._made.get(handle(value), handle(value).node)
         return bool(reachable([root], {id(h.node) for h in self._read.values()}))
 
     def watched_variables(self) -> tuple:
@@ -246,6 +242,12 @@ class GradientTape:
         eager = [s for s in sources if not isinstance(s, LazyTensor)]
         if not eager:
             return [None] * len(sources)
+        if self._bridges and any(tape is not self for tape in _state.active_tapes):
+            raise lc.errors.UnsupportedError(
+                "a gradient with respect to eager values that reached the lazy graph "
+                "through eager ops, taken inside another GradientTape: the outer tape "
+                "would see the lazy part's gradient as a constant (higher-order "
+                "gradients). Use ltf.Variables or lazy tensors as the sources.")
         pairs = [(b, g) for b, g in zip(self._bridges.values(), grads, strict=True)
                  if g is not None]
         values = lc.to_numpy_many([to_core(from_rows(g, tuple(b.shape), new)) if isinstance(
@@ -282,14 +284,20 @@ class GradientTape:
         for s in flat_sources:
             shape, dtype = tuple(s.shape.as_list()), dtype_of(s)
             column = next(columns, ()) if id(s) in self._watched else ()
-            if all(g is None for g in column):
-                results.append(new(lc.numeric.zeros(tuple(out.shape) + shape, dtype))
-                               if zero else None)
-            else:
-                results.append(_new_recorded(lc.numeric.reshape(lc.numeric.stack(
+            results.append(
+                (new(lc.numeric.zeros(tuple(out.shape) + shape, dtype)) if zero else None)
+                if all(g is None for g in column) else
+                _new_recorded(lc.numeric.reshape(lc.numeric.stack(
                     [lc.numeric.zeros(shape, dtype) if g is None else g for g in column], 0),
                     tuple(out.shape) + shape)))
         return _pack(sources, results)
+
+
+def _eager_handle(t) -> lc.Tensor:
+    """One handle per eager value for every active tape (nested tapes differentiate
+    the same leaf: the Hessian of a watched tensor), else its value as a new leaf."""
+    shared = [tape._read[id(t)] for tape in _state.active_tapes if id(t) in tape._read]
+    return shared[0] if shared else lc.asarray(t.numpy())
 
 
 def _unwrap(value):
