@@ -156,3 +156,22 @@ def test_functions_of_lazy_arrays_with_host_dtype_results_give_numpys():
         np.testing.assert_array_equal(got, want)
     start, stop = np.datetime64("2020-01-01"), np.datetime64("2020-01-06")
     np.testing.assert_array_equal(lnp.arange(start, stop, 2), np.arange(start, stop, 2))
+
+
+def test_import_lazy_numpy_as_np_runs_a_whole_program():
+    """``import lazy_numpy as np`` in place of NumPy: creation and ``np.random`` are lazy
+    (NumPy's draws), everything else is NumPy's own module attribute, dispatching here."""
+    import lazy_numpy
+
+    def program(np):
+        np.random.seed(0)
+        x = np.random.randn(20, 3).astype(np.float32)
+        w = np.zeros(3, dtype=np.float32)
+        for _ in range(3):
+            w -= 0.1 * np.mean(x * (x @ w - 1.0)[:, np.newaxis], axis=0)
+        return w, np.linalg.norm(x, axis=1), np.sum(x > 0), np.pi * np.ones(2)
+
+    for got, want in zip(program(lazy_numpy), program(np), strict=True):
+        assert isinstance(got, lnp.LazyArray) and got.dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    assert lazy_numpy.random.__name__ == "lazy_numpy.random"

@@ -121,3 +121,10 @@ from ._loader import DeviceLoader  # noqa: E402  (batches copied to the device a
 
 __all__ += ["DeviceLoader", "__version__", "debug"]
 __version__ = "0.1.0"  # the release; pyproject.toml pins lazycore to the same
+
+
+def __getattr__(name: str):
+    """``import lazy_numpy as np``: what lazy_numpy does not define is NumPy's own
+    (``np.sum``, ``np.linalg``, ``np.float32``), whose functions dispatch LazyArrays here
+    (defined last: ``from . import random`` above must find the submodule)."""
+    return getattr(_np, name)
