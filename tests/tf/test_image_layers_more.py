@@ -66,3 +66,31 @@ def test_slice_at_traced_starts_in_a_captured_graph(metrics):
 def test_random_crop_fit_matches_eager():
     """Training crops at random starts; predict/evaluate take the center crop path."""
     _fit_and_predict(lambda: L.RandomCrop(6, 7), lambda: L.RandomFlip())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_rgb_hsv_conversions_are_tfs_kernels(dtype, metrics):
+    """Interpreted op by op: TF's roundings exactly (grey, black, negative, > 1 pixels,
+    hues at the sector edges); integer images and 4 channels raise TF's errors."""
+    old = lc.settings.tier
+    lc.configure(tier="interpret")
+    try:
+        x = rng.uniform(-0.2, 1.3, (2, 5, 7, 3)).astype(dtype)
+        x[0, 0, :5] = [[0.5, 0.5, 0.5], [0, 0, 0], [1, 1, 0.2], [1, 0.2, 0.2], [0.2, 0.2, 1]]
+        hsv = tf.image.rgb_to_hsv(np.abs(x)).numpy()
+        hsv[0, 1, :3, 0] = [0, 0.5, 1]
+        for f, image in ((tf.image.rgb_to_hsv, x), (tf.image.hsv_to_rgb, hsv)):
+            assert_same(f(lazy(image)), f(tf.constant(image)), rtol=0, atol=0)
+    finally:
+        lc.configure(tier=old)
+    assert ltf.fallback_counts() == {}
+    for bad in (x[..., :2], x.astype(np.int32)):
+        with pytest.raises(Exception) as eager_error:
+            tf.image.rgb_to_hsv(tf.constant(bad))
+        with pytest.raises(type(eager_error.value)):
+            tf.image.rgb_to_hsv(lazy(bad)).numpy()
+
+
+def test_random_hue_and_saturation_fit_matches_eager():
+    _fit_and_predict(lambda: L.RandomHue(0.4, value_range=(0, 255)),
+                     lambda: L.RandomSaturation(0.6, value_range=(0, 255)))

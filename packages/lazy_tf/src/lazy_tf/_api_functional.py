@@ -86,8 +86,8 @@ def _loop_map(fn, elems, signature=None):
         got = [getattr(v, "dtype", None) for v in out_flat[0]]
         if want != got:
             raise NotImplementedError("map_fn: outputs differ from fn_output_signature")
-    stacked = [tf.stack(list(column)) for column in zip(*out_flat, strict=True)]
-    return tf.nest.pack_sequence_as(outs[0], stacked)
+    return tf.nest.pack_sequence_as(outs[0], [tf.stack(list(column))
+                                              for column in zip(*out_flat, strict=True)])
 
 
 @patch("map_fn", "fn per element, stack")

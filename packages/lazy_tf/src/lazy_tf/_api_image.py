@@ -166,6 +166,11 @@ def _rgb_to_grayscale(images, name=None):
         np.array([[0.2989], [0.5870], [0.1140]], np.float32))), t.dtype)
 
 
+for _tf, _f in [("image.rgb_to_hsv", num.rgb_to_hsv), ("image.hsv_to_rgb", num.hsv_to_rgb)]:
+    api(_tf, "max, min, div, select / abs, clamp, mul (TF's kernel)", tensors=("images",))(
+        lambda images, name=None, f=_f: f(require(to_core(images), FLOAT, "rgb/hsv conversion")))
+
+
 @api("image.per_image_standardization", "mean, std, max, sub, div", tensors=("image",))
 def _per_image_standardization(image):
     """(x - mean) / max(std, 1/sqrt(pixels)) per image, in float32 (TF's composition)."""

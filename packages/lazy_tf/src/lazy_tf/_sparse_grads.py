@@ -39,8 +39,8 @@ def dense(value, dtype=None) -> lc.Tensor:
         raise ValueError(f"Tensor conversion requested dtype {tf.as_dtype(dtype).name} for "
                          f"IndexedSlices with dtype {value.dtype.name}")
     v, i = to_core(value.values), to_core(value.indices)
-    rows = int(np.asarray(value.dense_shape)[0])
-    return lc.numeric.index_add(lc.numeric.zeros((rows,) + v.shape[1:], v.dtype), 0, i, v)
+    return lc.numeric.index_add(lc.numeric.zeros(
+        (int(np.asarray(value.dense_shape)[0]),) + v.shape[1:], v.dtype), 0, i, v)
 
 
 @tf.experimental.dispatch_for_api(tf.convert_to_tensor, {"value": tf.IndexedSlices})

@@ -74,7 +74,7 @@ from .composites.elementwise import (
     xlog1py,
     xlogy,
 )
-from .composites.image import projective_transform
+from .composites.image import hsv_to_rgb, projective_transform, rgb_to_hsv
 from .composites.indexing import (
     gather_points,
     getitem,

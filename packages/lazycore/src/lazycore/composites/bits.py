@@ -28,8 +28,7 @@ def _along_new_axis(values, x: Tensor) -> Tensor:
 
 
 def _last_axis(x: Tensor, size: int) -> tuple[int, ...]:
-    lead = x.shape[:-1] if x.ndim else ()
-    return lead + (size,)
+    return (x.shape[:-1] if x.ndim else ()) + (size,)
 
 
 def as_bits(x: Tensor) -> Tensor:
@@ -106,5 +105,5 @@ def reinterpret(x: Tensor, dtype) -> Tensor:
     if (x.shape[-1] * x.dtype.itemsize) % dtype.itemsize:
         raise ShapeError(f"the last axis of {x.aval} ({x.shape[-1] * x.dtype.itemsize} bytes) "
                          f"is not a multiple of {dtype}'s item size", op="reinterpret")
-    unit = dtype.itemsize // 2 if is_complex(dtype) else dtype.itemsize
-    return from_bits(regroup(as_bits(x), unit), dtype)
+    return from_bits(regroup(as_bits(x), dtype.itemsize // 2 if is_complex(dtype) else
+                             dtype.itemsize), dtype)

@@ -44,8 +44,7 @@ def patches_win(x_shape, w_shape, out_spatial) -> bool:
     shapes): a kernel with a contraction of at least 64 channel-offsets over a small
     output map (the deep layers of a ResNet). Larger maps keep XLA's kernel (there it is
     on par with PyTorch's; patches would cost k*k copies of the input)."""
-    contraction = w_shape[1] * math.prod(w_shape[2:])
-    return contraction >= 64 and math.prod(out_spatial) <= PATCHES_MAX_PIXELS
+    return w_shape[1] * math.prod(w_shape[2:]) >= 64 and math.prod(out_spatial) <= PATCHES_MAX_PIXELS
 
 
 def _out_size(size, k, s, pad, d):
@@ -70,8 +69,8 @@ def _patches_conv(x: Tensor, w: Tensor, stride, pad, dilation, out) -> Tensor:
         cols.append(ops.reshape(col, new_sizes=(n, c, 1) + out))
     patches = cols[0] if len(cols) == 1 else ops.concatenate(*cols, dimension=2)
     kernel = ops.reshape(w, new_sizes=(o, c, len(cols)))
-    y = ops.dot_general(patches, kernel, contracting=((1, 2), (1, 2)), batch=((), ()))
-    return ops.transpose(y, permutation=(0, nd + 1) + tuple(range(1, nd + 1)))
+    return ops.transpose(ops.dot_general(patches, kernel, contracting=((1, 2), (1, 2)),
+                                         batch=((), ())), permutation=(0, nd + 1) + tuple(range(1, nd + 1)))
 
 
 def conv(x: Tensor, w: Tensor, stride=1, padding=0, dilation=1, groups: int = 1,
@@ -86,8 +85,8 @@ def conv(x: Tensor, w: Tensor, stride=1, padding=0, dilation=1, groups: int = 1,
               output_padding, small_map_patches)
     if bias is None:
         return y
-    channel = y.ndim - 1 if channels_last else 1
-    return ops.add(y, ops.broadcast_in_dim(bias, shape=y.shape, broadcast_dimensions=(channel,)))
+    return ops.add(y, ops.broadcast_in_dim(bias, shape=y.shape, broadcast_dimensions=(
+        y.ndim - 1 if channels_last else 1,)))
 
 
 def _conv(x, w, stride, padding, dilation, groups, channels_last, transposed, output_padding,

@@ -65,8 +65,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=np.float64
 def eye(n: int, m: int | None = None, k: int = 0, dtype=np.float64) -> Tensor:
     m = n if m is None else m
     rows = ops.iota(dtype=np.int64, shape=(n, m), dimension=0)
-    cols = ops.iota(dtype=np.int64, shape=(n, m), dimension=1)
-    return cast(ops.eq(ops.add(rows, full((n, m), k, np.int64)), cols), dtype)
+    return cast(ops.eq(ops.add(rows, full((n, m), k, np.int64)),
+                       ops.iota(dtype=np.int64, shape=(n, m), dimension=1)), dtype)
 
 
 def tri_mask(n: int, m: int, k: int = 0, upper: bool = False) -> Tensor:

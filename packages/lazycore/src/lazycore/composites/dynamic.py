@@ -46,6 +46,6 @@ def unique(x: Tensor) -> Tensor:
     if x.size <= 1:
         return flat
     (s,) = ops.sort(flat, dimension=0)
-    changes = ops.ne(ops.slice(s, start_indices=(1,), limit_indices=(x.size,)),
-                     ops.slice(s, start_indices=(0,), limit_indices=(x.size - 1,)))
-    return ops.unique(flat, size=1 + count_true(changes))
+    return ops.unique(flat, size=1 + count_true(ops.ne(  # neighbours that differ
+        ops.slice(s, start_indices=(1,), limit_indices=(x.size,)),
+        ops.slice(s, start_indices=(0,), limit_indices=(x.size - 1,)))))

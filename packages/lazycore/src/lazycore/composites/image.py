@@ -1,12 +1,14 @@
 """Image resampling: TensorFlow's projective transform (``ImageProjectiveTransformV3``,
 behind Keras's RandomRotation/Zoom/Translation/Shear) as gathers, in float32 in the
-order of TF's CPU kernel, so values match it (``NEAREST``: exactly)."""
+order of TF's CPU kernel, so values match it (``NEAREST``: exactly); and TF's RGB <-> HSV
+conversions (``tf.image.rgb_to_hsv``, behind Keras's RandomHue/RandomSaturation)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import ops
+from ..errors import ShapeError
 from ..tensor import Tensor
 from .broadcasting import broadcast_to, cast, elementwise, where
 from .elementwise import trunc
@@ -59,10 +61,9 @@ def projective_transform(images: Tensor, transforms: Tensor, size, fill_value: T
 
     def read(yy, xx):  # the pixels at integral coordinates; outside the image: the fill
         at = [_e("min", _e("max", v, 0), n - 1) for v, n in ((yy, h), (xx, w))]
-        index = _e("add", _e("mul", _e("add", first_row, cast(at[0], np.int64)), w),
-                   cast(at[1], np.int64))
-        return where(_e("and", _e("eq", at[0], yy), _e("eq", at[1], xx)), ops.reshape(
-            take(flat, index, 0), new_sizes=grid[:3] + (channels,)), fill)
+        return where(_e("and", _e("eq", at[0], yy), _e("eq", at[1], xx)), ops.reshape(take(
+            flat, _e("add", _e("mul", _e("add", first_row, cast(at[0], np.int64)), w),
+                     cast(at[1], np.int64)), 0), new_sizes=grid[:3] + (channels,)), fill)
 
     if interpolation == "NEAREST":
         out = read(ops.round_half_away(py), ops.round_half_away(px))
@@ -75,3 +76,37 @@ def projective_transform(images: Tensor, transforms: Tensor, size, fill_value: T
         out = cast(ops.add(_e("mul", ops.sub(y1, py), across(y0)),
                            _e("mul", ops.sub(py, y0), across(y1))), images.dtype)
     return where(_e("eq", k, 0), fill, out)
+
+
+def _channels(x: Tensor) -> list:
+    """The 3 channels of an image's last axis, each keeping the axis."""
+    if x.ndim == 0 or x.shape[-1] != 3:
+        raise ShapeError(f"an image's last axis must hold 3 channels, got shape {x.shape}")
+    return [getitem(x, (Ellipsis, slice(c, c + 1))) for c in range(3)]
+
+
+def rgb_to_hsv(x: Tensor) -> Tensor:
+    """TF's ``RGBToHSV`` kernel on the last axis (r, g, b -> h, s, v), its roundings in
+    its order: v the largest channel, s its range over v (0 where v is 0), h from the
+    channel that is v, in [0, 1) (0 where the pixel is grey)."""
+    r, g, b = _channels(x)
+    v = _e("max", _e("max", r, g), b)
+    spread = _e("sub", v, _e("min", _e("min", r, g), b))
+    norm = _e("mul", _e("div", 1, spread), 1 / 6)
+    h = where(_e("eq", r, v), _e("mul", norm, _e("sub", g, b)), where(
+        _e("eq", g, v), _e("add", _e("mul", norm, _e("sub", b, r)), 2 / 6),
+        _e("add", _e("mul", norm, _e("sub", r, g)), 4 / 6)))
+    h = where(_e("gt", spread, 0), h, 0)
+    return ops.concatenate(where(_e("lt", h, 0), _e("add", h, 1), h), where(
+        _e("gt", v, 0), _e("div", spread, v), 0), v, dimension=x.ndim - 1)
+
+
+def hsv_to_rgb(x: Tensor) -> Tensor:
+    """TF's ``HSVToRGB`` kernel on the last axis: channel c is ``(1 - s + s d_c) v``, with
+    ``d_c`` a clipped tent of ``6 h`` (red ``|6h - 3| - 1``, green/blue ``2 - |6h - 2|``,
+    ``2 - |6h - 4|``)."""
+    h, s, v = _channels(x)
+    tents = [_e("sub", ops.abs(_e("sub", _e("mul", h, 6), 3)), 1)] + [
+        _e("sub", 2, ops.abs(_e("sub", _e("mul", h, 6), c))) for c in (2, 4)]
+    return ops.concatenate(*[_e("mul", _e("add", _e("sub", 1, s), _e("mul", s, _e(
+        "min", _e("max", d, 0), 1))), v) for d in tents], dimension=x.ndim - 1)

@@ -75,8 +75,8 @@ def one_hot(indices: Tensor, depth: int, axis: int = -1) -> Tensor:
     axis %= indices.ndim + 1
     shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
     classes = ops.iota(dtype=indices.dtype, shape=shape, dimension=axis)
-    dims = tuple(d if d < axis else d + 1 for d in range(indices.ndim))
-    return ops.eq(classes, ops.broadcast_in_dim(indices, shape=shape, broadcast_dimensions=dims))
+    return ops.eq(classes, ops.broadcast_in_dim(indices, shape=shape, broadcast_dimensions=tuple(
+        d if d < axis else d + 1 for d in range(indices.ndim))))
 
 
 def take(x: Tensor, idx: Tensor, axis: int) -> Tensor:
@@ -559,8 +559,8 @@ def write_elements(x: Tensor, writes: dict) -> Tensor:
     where = np.empty((m, 1), np.int64)
     where[:n, 0] = np.fromiter(writes, dtype=np.int64, count=n)
     where[n:, 0] = where[n - 1, 0]
-    out = ops.scatter(ops.reshape(x, new_sizes=(x.size,)), host_index(where), values, **_FLAT)
-    return ops.reshape(out, new_sizes=x.shape)
+    return ops.reshape(ops.scatter(ops.reshape(x, new_sizes=(x.size,)), host_index(where),
+                                   values, **_FLAT), new_sizes=x.shape)
 
 
 def write_positions(x: Tensor, positions, values: Tensor, *,
@@ -588,8 +588,8 @@ def write_positions(x: Tensor, positions, values: Tensor, *,
     last = ops.select(_differs(old, child), order, full((n,), -1, np.int64))
     winner = ops.scatter_max(full((x.size,), -1, np.int64), where, last, **_FLAT)
     picked = take(child, ops.max(winner, full((x.size,), 0, np.int64)), 0)
-    out = ops.select(ops.ge(winner, full((x.size,), 0, np.int64)), picked, flat)
-    return ops.reshape(out, new_sizes=x.shape)
+    return ops.reshape(ops.select(ops.ge(winner, full((x.size,), 0, np.int64)), picked, flat),
+                       new_sizes=x.shape)
 
 
 def _differs(a: Tensor, b: Tensor) -> Tensor:

@@ -50,5 +50,5 @@ def update_loss_scale(scale: Tensor, growth_tracker: Tensor, found_inf: Tensor,
     grow_scale = ops.select(ops.bitwise_and(grow, ops.is_finite(grown)), grown, scale)
     backed = ops.mul(scale, like(scale, backoff_factor))
     new_scale = ops.select(found, backed, ops.select(grow, grow_scale, scale))
-    new_tracker = ops.select(found, zero_t, ops.select(grow, zero_t, successful))
-    return new_scale, cast(new_tracker, growth_tracker.dtype)
+    return new_scale, cast(ops.select(found, zero_t, ops.select(grow, zero_t, successful)),
+                           growth_tracker.dtype)

@@ -33,8 +33,8 @@ def _class_axis(x: Tensor, class_axis: int) -> int:
 
 def _along(t: Tensor, shape: tuple, c: int) -> Tensor:
     """``t`` (``shape`` without axis ``c``, or rank 0) repeated along axis ``c``."""
-    dims = tuple(d if d < c else d + 1 for d in range(t.ndim))
-    return ops.broadcast_in_dim(t, shape=shape, broadcast_dimensions=dims)
+    return ops.broadcast_in_dim(t, shape=shape, broadcast_dimensions=tuple(
+        d if d < c else d + 1 for d in range(t.ndim)))
 
 
 def _per_class(weight: Tensor, shape: tuple, c: int) -> Tensor:
@@ -219,5 +219,5 @@ def sigmoid_cross_entropy(logits: Tensor, labels: Tensor, pos_weight=None) -> Te
         tail = ops.log1p(ops.exp(ops.neg(ops.abs(x))))
         return ops.add(ops.sub(ops.max(x, _zeros(x)), ops.mul(x, z)), tail)
     one = full(x.shape, 1, x.dtype)
-    log_weight = ops.add(one, ops.mul(ops.sub(pos_weight, one), z))
-    return ops.add(ops.mul(ops.sub(one, z), x), ops.mul(log_weight, softplus(ops.neg(x))))
+    return ops.add(ops.mul(ops.sub(one, z), x), ops.mul(  # log weight 1 + (pos_weight - 1) z
+        ops.add(one, ops.mul(ops.sub(pos_weight, one), z)), softplus(ops.neg(x))))

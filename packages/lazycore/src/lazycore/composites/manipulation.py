@@ -161,10 +161,9 @@ def repeat(x: Tensor, repeats: int, axis=None) -> Tensor:
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     (a,) = normalize_axes(axis, x.ndim)
-    big = ops.broadcast_in_dim(x, shape=x.shape[:a + 1] + (repeats,) + x.shape[a + 1:],
-                               broadcast_dimensions=tuple(i for i in range(x.ndim + 1)
-                                                          if i != a + 1))
-    return reshape(big, x.shape[:a] + (x.shape[a] * repeats,) + x.shape[a + 1:])
+    return reshape(ops.broadcast_in_dim(
+        x, shape=x.shape[:a + 1] + (repeats,) + x.shape[a + 1:],
+        broadcast_dimensions=tuple(i for i in range(x.ndim + 1) if i != a + 1)), x.shape[:a] + (x.shape[a] * repeats,) + x.shape[a + 1:])
 
 
 def broadcast_arrays(*xs: Tensor) -> list[Tensor]:

@@ -58,8 +58,8 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
     holding +inf or only -inf is NaN there too); the max is under stop_gradient (softmax)."""
     axes = normalize_axes(axis, x.ndim)
     shifted = ops.sub(x, broadcast_to(ops.stop_gradient(shift_max(x, axes)), x.shape))
-    total = reduce("reduce_sum", ops.exp(shifted), axes, keepdims=True)
-    return ops.sub(shifted, broadcast_to(ops.log(total), x.shape))
+    return ops.sub(shifted, broadcast_to(ops.log(reduce("reduce_sum", ops.exp(shifted), axes,
+                                                        keepdims=True)), x.shape))
 
 
 def softmax_backward(grad: Tensor, output: Tensor, axis: int, log: bool = False) -> Tensor:

@@ -97,8 +97,7 @@ def gru_cell(input_gates: Tensor, hidden_gates: Tensor, h: Tensor, input_bias=No
     r = ops.logistic(ops.add(ir, hr))
     z = ops.logistic(ops.add(iz, hz))
     n = ops.tanh(ops.add(in_, ops.mul(r, hn)))
-    h2 = ops.add(ops.mul(_one_minus(z), n), ops.mul(z, h))
-    return h2, ops.concatenate(r, z, n, h, hn, dimension=h.ndim - 1)
+    return ops.add(ops.mul(_one_minus(z), n), ops.mul(z, h)), ops.concatenate(r, z, n, h, hn, dimension=h.ndim - 1)
 
 
 def gru_cell_backward(d_h: Tensor, workspace: Tensor, *, gate_order: str = GRU_GATES):
