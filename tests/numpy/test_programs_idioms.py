@@ -175,3 +175,19 @@ def test_import_lazy_numpy_as_np_runs_a_whole_program():
         assert isinstance(got, lnp.LazyArray) and got.dtype == want.dtype
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
     assert lazy_numpy.random.__name__ == "lazy_numpy.random"
+
+
+def test_partition_put_choose_methods():
+    """``a.argpartition(k)[:k]`` (top-k), ``a.partition(k)`` in place (through a view too),
+    ``a.put``, ``a.choose``: ndarray methods a program calls on its arrays."""
+    def program(w):
+        a = w(np.array([5, 1, 4, 2, 3]))
+        smallest = np.sort(a[a.argpartition(2)[:2]])
+        v = w(np.array([5, 1, 4, 2, 3]))
+        v[::2].partition(1)
+        c = w(np.zeros(4))
+        c.put([0, 3], [7, 8])
+        return smallest, v, c, w(np.array([0, 1, 1])).choose([w(np.arange(3)), w(np.arange(3) * 10)])
+
+    for got, want in zip(program(lnp.asarray), program(np.asarray), strict=True):
+        np.testing.assert_array_equal(np.asarray(got), want)

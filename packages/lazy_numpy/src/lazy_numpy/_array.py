@@ -296,6 +296,9 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def sort(self, axis=-1, kind=None, order=None, *, stable=None) -> None:
         self._t = np.sort(self, axis=axis, kind=kind, order=order)._t
 
+    def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
+        self._t = np.partition(self, kth, axis=axis, kind=kind, order=order)._t
+
     def compress(self, condition, axis=None, out=None):
         return np.compress(condition, self, axis=axis, out=out)
 
@@ -329,8 +332,8 @@ def _method(name, np_name=None):
 
 # ndarray methods that are just the np.* function with the array first
 METHOD_ALIASES = {
-    "all": None, "any": None, "argmax": None, "argmin": None,
-    "argsort": None, "clip": None, "conj": None,
+    "all": None, "any": None, "argmax": None, "argmin": None, "argpartition": None,
+    "argsort": None, "choose": None, "clip": None, "conj": None, "put": None,
     "conjugate": None, "cumprod": None, "cumsum": None, "diagonal": None, "dot": None,
     "max": None, "mean": None, "min": None, "nonzero": None,
     "prod": None, "repeat": None, "round": None, "searchsorted": None,
