@@ -94,3 +94,21 @@ def test_rgb_hsv_conversions_are_tfs_kernels(dtype, metrics):
 def test_random_hue_and_saturation_fit_matches_eager():
     _fit_and_predict(lambda: L.RandomHue(0.4, value_range=(0, 255)),
                      lambda: L.RandomSaturation(0.6, value_range=(0, 255)))
+
+
+def test_bucketize_is_tfs_kernel(metrics):
+    """C++'s upper_bound on float32 boundaries: a value on a boundary goes above it,
+    NaN past the last; integers compare as float32 (2**24 + 1 rounds onto 2**24)."""
+    bounds = [-1.5, 0.0, 0.1, 2.0, 2.0, 16777216.0]
+    f = rng.choice([-2, -1.5, 0, 0.1, 0.10000001, 2, 3, np.nan, 16777217], (4, 9))
+    for x in (f.astype(np.float32), f, np.nan_to_num(f).astype(np.int32),
+              np.nan_to_num(f).astype(np.int64), np.zeros((0, 3), np.float32)):
+        assert_same(tf.raw_ops.Bucketize(input=lazy(x), boundaries=bounds),
+                    tf.raw_ops.Bucketize(input=tf.constant(x), boundaries=bounds), rtol=0, atol=0)
+    assert ltf.fallback_counts() == {}
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.raw_ops.Bucketize(input=lazy(f), boundaries=[1.0, 0.0])
+
+
+def test_discretization_fit_matches_eager():
+    _fit_and_predict(lambda: L.Discretization(bin_boundaries=[50.0, 100.0, 100.0, 200.0]))

@@ -243,8 +243,7 @@ def _one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=Non
         out_dtype = given[0] if given else np.dtype(np.float32)
     on = to_core(1 if on_value is None else on_value, out_dtype)
     off = to_core(0 if off_value is None else off_value, out_dtype)
-    a = -1 if axis is None else static_int(axis)
-    hit = num.one_hot(i, depth, a)
+    hit = num.one_hot(i, depth, -1 if axis is None else static_int(axis))
     return ops.select(hit, num.broadcast_to(on, hit.shape), num.broadcast_to(off, hit.shape))
 
 

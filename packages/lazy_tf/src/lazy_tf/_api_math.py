@@ -24,6 +24,7 @@ from ._table import (
     binary,
     in_range,
     op_kernel,
+    patch,
     require,
     unary,
 )
@@ -378,6 +379,20 @@ def _higher_scores(p, t):
     """How many classes score strictly higher than each row's target class."""
     return num.sum(ops.gt(p, num.broadcast_to(num.take_along_axis(p, num.expand_dims(t, 1), 1),
                                               p.shape)), 1, dtype=np.int64)
+
+
+@patch("raw_ops.Bucketize", "lt, not, reduce_sum (static boundaries)")
+def _bucketize(*, input, boundaries, name=None):  # noqa: A002 - TF's name
+    """Keras's Discretization (``digitize``): TF's kernel, C++'s ``upper_bound`` on the
+    float32 boundaries (sorted, else TF's error); x compared as float64 if it is, else as
+    float32 (integers converted as C++ converts them). int32 buckets."""
+    t, b = require(to_core(input), lambda d: d in (np.int32, np.int64, np.float32, np.float64),
+                   "Bucketize"), np.asarray(static(boundaries), np.float32)
+    if b.ndim != 1 or np.any(b[1:] < b[:-1]):
+        raise ValueError("Expected sorted boundaries")
+    at = np.float64 if t.dtype == np.float64 else np.float32
+    return num.cast(num.searchsorted(lc.constant(b.astype(at)), num.cast(t, at), right=True),
+                    np.int32)
 
 
 @api("math.in_top_k", "take_along_axis, gt, reduce_sum", tensors=("targets", "predictions"))

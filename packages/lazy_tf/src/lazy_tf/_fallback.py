@@ -82,8 +82,8 @@ def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
     if api is not None and not api.startswith("convert_to_tensor") and api not in _PRINTS:
         lc.metrics.inc("fallbacks")
         lc.metrics.inc(f"fallback::{api}")
-    fallback = api is not None and not api.startswith("convert_to_tensor")
-    return _eager_from_host(observe(x, f"fallback:{api}" if fallback else "convert"))
+    return _eager_from_host(observe(x, f"fallback:{api}" if api is not None and not
+                                    api.startswith("convert_to_tensor") else "convert"))
 
 
 def _parts(v) -> tuple:
@@ -111,9 +111,9 @@ def run_eager(name: str, api, args, kwargs, *, count: bool = True):
         from ._tape import check_leaving
 
         check_leaving(name, leaves)
-    hosts = lc.to_numpy_many([handle(v) if v.__class__ is LazyTensor else v._read()
-                              for v in leaves], cause=f"fallback:{name}")
-    eager = {id(v): _eager_from_host(h) for v, h in zip(leaves, hosts, strict=True)}
+    eager = {id(v): _eager_from_host(h) for v, h in zip(leaves, lc.to_numpy_many(
+        [handle(v) if v.__class__ is LazyTensor else v._read() for v in leaves],
+        cause=f"fallback:{name}"), strict=True)}
 
     def one(v):
         if isinstance(v, tf.IndexedSlices):

@@ -49,8 +49,8 @@ def _scan_rnn(step_function, inputs, initial_states, go_backwards=False, constan
 
     def body(carry, xs, _):
         x = tf.nest.pack_sequence_as(inputs, [new(t) for t in xs])
-        s = tf.nest.pack_sequence_as(states, [new(t) for t in carry])
-        output, traced["states"] = step_function(x, s + tuple(constants or ()))
+        output, traced["states"] = step_function(x, tf.nest.pack_sequence_as(
+            states, [new(t) for t in carry]) + tuple(constants or ()))
         return [to_core(t) for t in tf.nest.flatten(traced["states"])], [to_core(output)]
 
     op_callbacks.add_op_callback(tr.eager_op)

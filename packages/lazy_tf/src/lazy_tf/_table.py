@@ -67,8 +67,8 @@ def unary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
           lowers_to: str | None = None):
     """Declare a unary elementwise API: a core op name, or decorate a composite."""
     def register(fn: Callable | None = None):
-        impl = fn if fn is not None else _unary_op(name, op, dtypes)
-        _add(Entry(name, "unary", impl, lowers_to or op or fn.__name__.strip("_")))
+        _add(Entry(name, "unary", fn if fn is not None else _unary_op(name, op, dtypes),
+                   lowers_to or op or fn.__name__.strip("_")))
         return fn
     if op is not None:
         register()
@@ -86,9 +86,8 @@ def binary(name: str, op: str | None = None, *, dtypes: Callable | None = None,
             core = op_kernel(op, dtypes)
         else:
             core = fn if kernel else None
-        impl = _broadcasting(name, core) if core is not None else fn
-        _add(Entry(name, "binary", impl, lowers_to or op or fn.__name__.strip("_"),
-                   kernel=core))
+        _add(Entry(name, "binary", _broadcasting(name, core) if core is not None else fn,
+                   lowers_to or op or fn.__name__.strip("_"), kernel=core))
         return fn
     if op is not None:
         register()
@@ -100,9 +99,8 @@ def api(name: str, lowers_to: str, tensors=(), lists=(), kernel: bool = False):
     """Declare any other API; ``kernel=True`` as for ``binary`` (a two-operand API
     whose operands TF converts and broadcasts, e.g. ``__operators__.add``)."""
     def register(fn: Callable):
-        impl = _broadcasting(name, fn) if kernel else fn
-        _add(Entry(name, "api", impl, lowers_to, tuple(tensors), tuple(lists),
-                   kernel=fn if kernel else None))
+        _add(Entry(name, "api", _broadcasting(name, fn) if kernel else fn, lowers_to,
+                   tuple(tensors), tuple(lists), kernel=fn if kernel else None))
         return fn
     return register
 

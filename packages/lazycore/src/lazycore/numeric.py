@@ -165,5 +165,5 @@ from .composites.reductions import (
     var,
     vector_norm,
 )
-from .composites.sorting import argsort, quantile, sort, sort_with_indices, top_k
+from .composites.sorting import argsort, quantile, searchsorted, sort, sort_with_indices, top_k
 

@@ -93,11 +93,11 @@ def scatter_put(get, parent, child):
                             new_sizes=parent.shape)
     picked = get(positions)
     flat = ops.reshape(parent, new_sizes=(parent.size,))
-    out = ops.scatter(flat, ops.reshape(picked, new_sizes=(picked.size, 1)),
-                      ops.reshape(cast(child, parent.dtype), new_sizes=(child.size,)),
-                      update_window_dims=(), inserted_window_dims=(0,),
-                      scatter_dims_to_operand_dims=(0,), mode="fill")
-    return ops.reshape(out, new_sizes=parent.shape)
+    return ops.reshape(ops.scatter(
+        flat, ops.reshape(picked, new_sizes=(picked.size, 1)),
+        ops.reshape(cast(child, parent.dtype), new_sizes=(child.size,)), update_window_dims=(),
+        inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), mode="fill"),
+        new_sizes=parent.shape)
 
 
 def derive(value, chain):

@@ -28,8 +28,8 @@ def host_index(values) -> Tensor:
 
 
 def _wrap_negative(idx: Tensor, size: int) -> Tensor:
-    zero = full(idx.shape, 0, idx.dtype)
-    return ops.select(ops.lt(idx, zero), ops.add(idx, full(idx.shape, size, idx.dtype)), idx)
+    return ops.select(ops.lt(idx, full(idx.shape, 0, idx.dtype)),
+                      ops.add(idx, full(idx.shape, size, idx.dtype)), idx)
 
 
 def gather_points(x: Tensor, dims, index_tensors) -> Tensor:

@@ -30,8 +30,8 @@ def unscale(grads, inv_scale: Tensor, found_inf: Tensor, wide_halves: bool = Tru
         bad = flag if bad is None else ops.bitwise_or(bad, flag)
     if bad is None:
         return out, found_inf
-    one = full(found_inf.shape, 1, found_inf.dtype)
-    return out, ops.select(broadcast_to(bad, found_inf.shape), one, found_inf)
+    return out, ops.select(broadcast_to(bad, found_inf.shape),
+                           full(found_inf.shape, 1, found_inf.dtype), found_inf)
 
 
 def update_loss_scale(scale: Tensor, growth_tracker: Tensor, found_inf: Tensor,

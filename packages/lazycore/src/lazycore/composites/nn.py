@@ -28,9 +28,8 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
         inner = ops.mul(full_like(x, np.sqrt(2 / np.pi)),
                         ops.add(x, ops.mul(full_like(x, 0.044715), ops.mul(x, ops.mul(x, x)))))
         return ops.mul(ops.mul(full_like(x, 0.5), x), ops.add(full_like(x, 1), ops.tanh(inner)))
-    cdf = ops.mul(full_like(x, 0.5),
-                  ops.add(full_like(x, 1), ops.erf(ops.mul(x, full_like(x, 1 / np.sqrt(2))))))
-    return ops.mul(x, cdf)
+    return ops.mul(x, ops.mul(full_like(x, 0.5), ops.add(  # x times the normal cdf
+        full_like(x, 1), ops.erf(ops.mul(x, full_like(x, 1 / np.sqrt(2)))))))
 
 
 def silu(x: Tensor, beta: float | Tensor = 1.0) -> Tensor:

@@ -100,6 +100,16 @@ def quantile(x: Tensor, q, axis=None, keepdims: bool = False) -> Tensor:
     return r
 
 
+def searchsorted(sorted_: Tensor, v: Tensor, right: bool = False) -> Tensor:
+    """int64 positions of ``v`` in the 1-D ascending ``sorted_`` (same dtype), as C++'s
+    ``lower_bound`` (``right``: ``upper_bound``): how many entries are below each value
+    (``right``: how many the value is not below, so a NaN value counts them all)."""
+    a = broadcast_to(ops.reshape(v, new_sizes=v.shape + (1,)), v.shape + sorted_.shape)
+    below = ops.get("not")(ops.lt(a, broadcast_to(sorted_, a.shape))) if right else ops.lt(
+        broadcast_to(sorted_, a.shape), a)
+    return ops.reduce_sum(cast(below, np.int64), axes=(v.ndim,))
+
+
 def isin(x: Tensor, test: Tensor, invert: bool = False) -> Tensor:
     """Whether each element of ``x`` equals one of ``test``'s (any shape): NumPy's and
     PyTorch's ``isin`` as one broadcast compare and one reduction, where PyTorch's
