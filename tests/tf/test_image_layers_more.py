@@ -112,3 +112,23 @@ def test_bucketize_is_tfs_kernel(metrics):
 
 def test_discretization_fit_matches_eager():
     _fit_and_predict(lambda: L.Discretization(bin_boundaries=[50.0, 100.0, 100.0, 200.0]))
+
+
+@tf.function
+def _slices(x, begin):
+    return tf.slice(x, begin, [2, 4, 5]), tf.slice(x, begin + 1, [1, 3, 3])
+
+
+def test_tf_slice_at_a_traced_begin(metrics):
+    """keras.ops.slice's tf.slice with a lazy begin: a dynamic slice, never read; a
+    begin out of range raises TF's InvalidArgumentError."""
+    x = rng.uniform(0, 9, (3, 10, 9)).astype(np.float32)
+    for begin in ([0, 0, 0], [1, 6, 4], [0, 2, 3]):
+        assert_same(_slices(lazy(x), lazy(np.array(begin, np.int32))),
+                    _slices(tf.constant(x), tf.constant(begin)), rtol=0, atol=0)
+    assert ltf.metrics.counters().get("tf_function_fallback", 0) == 0
+    for begin in ([2, 0, 0], [0, -1, 0]):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _slices(tf.constant(x), tf.constant(begin))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="begin"):
+            _slices(lazy(x), lazy(np.array(begin, np.int32)))[0].numpy()

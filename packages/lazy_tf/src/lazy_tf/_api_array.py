@@ -10,7 +10,7 @@ import numpy as np
 import lazycore as lc
 
 from ._api_math import composite
-from ._convert import np_dtype, same_dtype, static, static_int, to_core
+from ._convert import is_lazy_class, np_dtype, same_dtype, static, static_int, to_core
 from ._indexing import key_to_static
 from ._table import INT, REAL, api, in_range, require
 
@@ -202,10 +202,19 @@ def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     return lc.autodiff.mark_rows(out, i, i.dtype) if i.shape[1:] == (1,) else out
 
 
-@api("slice", "slice", tensors=("input_",))
+@api("slice", "slice; dynamic_slice (a traced begin)", tensors=("input_",))
 def _slice(input_, begin, size, name=None):
-    t = to_core(input_)
-    b, s = _int_list(begin), _int_list(size)
+    """A lazy ``begin`` with sizes given (no -1) is never read: a dynamic slice, each
+    start checked in ``[0, dim - size]`` at the next barrier (TF's InvalidArgumentError)."""
+    t, s = to_core(input_), _int_list(size)
+    if is_lazy_class(begin.__class__) and -1 not in s:
+        if to_core(begin).shape != (t.ndim,) or len(s) != t.ndim:
+            raise lc.ShapeError(f"begin/size must have {t.ndim} entries")
+        starts = [num.getitem(to_core(begin), (d,)) for d in range(t.ndim)]
+        return ops.dynamic_slice(t, *[in_range(
+            at, t.shape[d] - s[d] + 1, at, "Slice", f"begin[{d}] is not in [0, {t.shape[d] - s[d]}]")
+            for d, at in enumerate(starts)], slice_sizes=tuple(s))
+    b = _int_list(begin)
     if len(b) != t.ndim or len(s) != t.ndim:
         raise lc.ShapeError(f"begin/size must have {t.ndim} entries")
     end = [t.shape[d] if sz == -1 else bd + sz for d, (bd, sz) in enumerate(zip(b, s, strict=True))]

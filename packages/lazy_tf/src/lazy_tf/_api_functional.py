@@ -57,17 +57,17 @@ def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     scale = clip_norm * tf.minimum(1.0 / use_norm,
                                    tf.constant(1.0, dtype=use_norm.dtype) / clip_norm)
     scale = scale + (use_norm - use_norm)  # NaN when the norm is inf or NaN, as in TF
-    clipped = [None if t is None else _values(t) * tf.cast(scale, t.dtype) for t in values]
     return [tf.IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, tf.IndexedSlices)
-            else c for c, t in zip(clipped, values, strict=True)], use_norm
+            else c for c, t in zip([None if t is None else _values(t) * tf.cast(scale, t.dtype)
+                                    for t in values], values, strict=True)], use_norm
 
 
 @api("clip_by_norm", "sum, sqrt, where, div (TF's composition)", tensors=("t",))
 def _clip_by_norm(t, clip_norm, axes=None, name=None):
     l2sum = tf.reduce_sum(t * t, axes, keepdims=True)
     positive = l2sum > 0
-    l2norm = tf.where(positive, tf.sqrt(tf.where(positive, l2sum, tf.ones_like(l2sum))), l2sum)
-    return tf.identity(t * clip_norm / tf.maximum(l2norm, clip_norm))
+    return tf.identity(t * clip_norm / tf.maximum(tf.where(  # the norm (a zero sum: 0)
+        positive, tf.sqrt(tf.where(positive, l2sum, tf.ones_like(l2sum))), l2sum), clip_norm))
 
 
 def _loop_map(fn, elems, signature=None):

@@ -104,9 +104,7 @@ def _saturate_cast(value, dtype, name=None):
 
 @unary("clip_by_value", lowers_to="min, max")
 def _clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    x, lo, hi = same_dtype(t, clip_value_min, clip_value_max)
-    shape = num.broadcast_shapes(x.shape, lo.shape, hi.shape)
-    x, lo, hi = (num.broadcast_to(v, shape) for v in (x, lo, hi))
+    x, lo, hi = broadcast(t, clip_value_min, clip_value_max)
     return ops.max(ops.min(x, hi), lo)
 
 

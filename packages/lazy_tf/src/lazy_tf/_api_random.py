@@ -181,8 +181,8 @@ def _stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None)
         raise ValueError(f"stateless_dropout of {t.dtype} with rate {rate}")
     if rate == 0:
         return t
-    shape = t.shape if noise_shape is None else [d if s is None else s for d, s in zip(
-        t.shape, static(noise_shape), strict=False)]
-    return lc.numeric.where(_apply("ge", _draw(shape, seed, t.dtype, rng_alg, "uniform"), rate),
-                            _apply("mul", t, _operand(1 / (1 - rate), t.dtype)),
-                            lc.numeric.full((), 0, t.dtype))
+    return lc.numeric.where(
+        _apply("ge", _draw(t.shape if noise_shape is None else [  # noise_shape's None: t's
+            d if s is None else s for d, s in zip(t.shape, static(noise_shape), strict=False)],
+            seed, t.dtype, rng_alg, "uniform"), rate),
+        _apply("mul", t, _operand(1 / (1 - rate), t.dtype)), lc.numeric.full((), 0, t.dtype))
