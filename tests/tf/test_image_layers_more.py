@@ -63,6 +63,14 @@ def test_slice_at_traced_starts_in_a_captured_graph(metrics):
         _crop(lazy(x), lazy(5), lazy(0))[0].numpy()
 
 
+def test_numpy_integer_indices_as_tfs(metrics):
+    """TF takes NumPy integers as indices and slice bounds (they fell back before)."""
+    x = rng.uniform(0, 9, (3, 4)).astype(np.float32)
+    index = lambda t: (t[np.int64(1)], t[np.int32(0):np.int64(2), np.uint8(1)])  # noqa: E731
+    assert_same(index(lazy(x)), index(tf.constant(x)), rtol=0, atol=0)
+    assert ltf.fallback_counts() == {}
+
+
 def test_random_crop_fit_matches_eager():
     """Training crops at random starts; predict/evaluate take the center crop path."""
     _fit_and_predict(lambda: L.RandomCrop(6, 7), lambda: L.RandomFlip())

@@ -22,8 +22,8 @@ def _static_key_item(k):
 
 
 def _index(v, message="slice indices must be integers or None, got {!r}"):
-    if isinstance(v, int) and not isinstance(v, bool):
-        return v
+    if lc.composites.indexing.is_int(v):  # Python's or NumPy's, as TF takes them
+        return int(v)
     if is_tensor(v) and v.shape.rank == 0 and v.dtype.is_integer:
         return int(static(v))
     raise TypeError(message.format(v))
