@@ -20,7 +20,7 @@ import numpy as np
 
 from . import ops
 from .callsite import _call_site
-from .ir import LEAF_OPS, Node, host_value
+from .ir import LEAF_OPS, Node, host_value, independent_of
 from .tensor import live_tensors
 from .trace import filled
 
@@ -150,36 +150,12 @@ def verify(batch: list[Check] | None, outputs, roots: list[Node], targets) -> No
 def _fail_dependents(guards, error, outputs, roots, targets) -> None:
     if not guards:
         return
-    reach = _Reach(guards)
-    tainted = {id(o) for o, r in zip(outputs, roots, strict=True) if reach(r)}
+    pending = [t for t in live_tensors() if t.node.op not in LEAF_OPS]  # not computed here
+    clean = independent_of(list(roots) + [t.node for t in pending], guards)
+    tainted = {id(o) for o, r in zip(outputs, roots, strict=True) if id(r) not in clean}
     for t in targets:
         if t.node.op == "data" and id(t.node.value) in tainted:
             t.node = Node("failed", (), (), t.node.aval, error)
-    for t in live_tensors():  # pending values that this sync did not compute
-        if t.node.op not in LEAF_OPS and reach(t.node):
+    for t in pending:
+        if id(t.node) not in clean:
             t.node = Node("failed", (), (), t.node.aval, error)
-
-
-class _Reach:
-    """Does a node's graph contain one of ``guards``? (memoized, iterative)."""
-
-    def __init__(self, guards):
-        self.memo = {id(g): True for g in guards}
-        self.keep = list(guards)
-
-    def __call__(self, node: Node) -> bool:
-        memo = self.memo
-        stack = [node]
-        while stack:
-            n = stack[-1]
-            if id(n) in memo:
-                stack.pop()
-                continue
-            todo = [c for c in n.operands if id(c) not in memo]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
-            memo[id(n)] = any(memo[id(c)] for c in n.operands)
-            self.keep.append(n)  # ids stay valid while the memo is in use
-        return memo[id(node)]

@@ -176,16 +176,17 @@ def _run(targets, full: bool, cause: str, live=None, observed=None):
     found = cursor.take(roots) if alone else None
     taken = found is not None
     program = from_recording(*found, roots) if taken else linearize(roots)
+    failed = [n for n in program.inputs if n.op == "failed"]
+    keep = _without_leaked(targets, failed, observed) if failed else None
+    if keep is not None:  # the program never runs: its checks wait, the epoch goes on
+        checks.PENDING[:0] = batch or ()
+        return _run(keep, full, cause, live) if keep else ()
     cursor.close(roots, program, taken)
     site = _call_site()
     if leaks.marks:  # ops recorded in an lc.data_loading()/logging_region() region
         leaks.check(program, site)
-    failed = [n for n in program.inputs if n.op == "failed"]
     if failed:
-        keep = _without_leaked(targets, failed, observed)
-        if keep is None:
-            raise failed[0].value
-        return _run(keep, full, cause, live) if keep else ()
+        raise failed[0].value
     # another thread may be tracing on top of a buffer we would donate: only donate alone
     donate = (_donatable(program, roots, live)
               if full and settings.donate and alone
@@ -299,7 +300,7 @@ def _run_each(targets, cause: str) -> list:
         if t.node.op in LEAF_OPS and t.node.op != "failed":
             continue
         try:
-            _run([t], False, cause)
+            _run([t], False, cause, observed=[])  # a leaked capture value is skipped
         except ExecutionError as error:
             _poison(t, error)
             failures.append(error)
