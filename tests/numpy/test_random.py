@@ -86,3 +86,12 @@ def test_loop_draws_compile_once(counters):
         lnp.sync()
         compiles.append(counters()["compiles"] - before)
     assert compiles[0] == 1 and sum(compiles[1:]) == 0, compiles
+
+
+def test_module_protocol_names_are_not_draws():
+    """``lnp.random``'s module ``__getattr__`` forwards names to NumPy's global stream;
+    ``__all__`` (which Sphinx and ``import *`` read) must not come back as a draw."""
+    import lazy_numpy.random as lr
+
+    assert not hasattr(lr, "__all__")
+    assert callable(lr.rand)

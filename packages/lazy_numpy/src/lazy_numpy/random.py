@@ -70,4 +70,6 @@ _global = Generator(source=np.random)  # numpy.random's module-level functions, 
 
 
 def __getattr__(name):
+    if name.startswith("__"):  # module protocol (``__all__``, ``__path__``): not a draw
+        raise AttributeError(f"module 'lazy_numpy.random' has no attribute {name!r}")
     return getattr(_global, name)

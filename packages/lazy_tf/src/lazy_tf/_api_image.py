@@ -118,7 +118,7 @@ def _box(t: lc.Tensor, top: int, left: int, height: int, width: int, pad: bool) 
 
 for _tf, _pad in [("image.crop_to_bounding_box", False), ("image.pad_to_bounding_box", True)]:
     api(_tf, "pad" if _pad else "slice", tensors=("image",))(
-        lambda image, offset_height, offset_width, target_height, target_width, pad=_pad: _box(
+        lambda image, offset_height, offset_width, target_height, target_width, *, pad=_pad: _box(
             _image(image), *(static_int(v) for v in (offset_height, offset_width, target_height,
                                                      target_width)), pad=pad))
 
@@ -168,7 +168,7 @@ def _rgb_to_grayscale(images, name=None):
 
 for _tf, _f in [("image.rgb_to_hsv", num.rgb_to_hsv), ("image.hsv_to_rgb", num.hsv_to_rgb)]:
     api(_tf, "max, min, div, select / abs, clamp, mul (TF's kernel)", tensors=("images",))(
-        lambda images, name=None, f=_f: f(require(to_core(images), FLOAT, "rgb/hsv conversion")))
+        lambda images, name=None, *, f=_f: f(require(to_core(images), FLOAT, "rgb/hsv conversion")))
 
 
 @api("image.per_image_standardization", "mean, std, max, sub, div", tensors=("image",))
