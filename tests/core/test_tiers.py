@@ -504,3 +504,31 @@ def test_exit_during_a_background_compile_is_clean():
                          text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "terminate called" not in out.stderr
+
+
+def test_data_dependent_ops_interpret_with_numpy_kernels(tier, monkeypatch):
+    """``nonzero``/``unique``/``unique_all`` run NumPy's kernels on the interpreter tier:
+    eager ``jnp.nonzero``/``jnp.unique`` compile once per data-dependent size (0.2-0.8 s
+    for every new count: a published NumPy program's first run was mostly that)."""
+    import types
+
+    tier("interpret")
+    x_np = np.array([[3, 0, 1], [0, 3, 2]], np.int64)
+
+    def jax_kernel(*args, **kwargs):
+        raise AssertionError("the interpreter dispatched jax's kernel")
+
+    lowered = dict(interpreter.OPS)
+    for name in ("nonzero", "unique", "unique_all"):
+        lowered[name] = types.SimpleNamespace(lower=jax_kernel)
+    monkeypatch.setattr(interpreter, "OPS", lowered)
+    x = lc.asarray(x_np)
+    rows, cols = lc.numeric.nonzero(x)
+    assert [lc.to_numpy(rows).tolist(), lc.to_numpy(cols).tolist()] == \
+        [a.tolist() for a in np.nonzero(x_np)]
+    assert lc.to_numpy(lc.numeric.unique(x)).tolist() == [0, 1, 2, 3]
+    flat = ops.reshape(x, new_sizes=(6,))
+    got = [lc.to_numpy(t) for t in ops.unique_all(flat, size=4)]
+    want = np.unique(x_np.ravel(), return_index=True, return_inverse=True, return_counts=True)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == np.int64 and a.tolist() == b.tolist()

@@ -132,11 +132,12 @@ def _run_op(node, operands: list, numpy_kernels: bool, owned: bool = False):
                 out = fn(*[np.asarray(o) for o in operands], **attrs)
             except Exception:  # noqa: BLE001 - the lowering decides what is an error
                 out = None
-            if out is not None:
-                out = np.asarray(out)
-                aval = node.aval
-                if out.shape == aval.shape and out.dtype == aval.dtype:
-                    return out
+            many = type(node.aval) is tuple  # a multi-output op's kernel gives a tuple
+            outs = tuple(np.asarray(o) for o in (out if many else (out,))) if out is not None \
+                else ()
+            if outs and all(o.shape == a.shape and o.dtype == a.dtype for o, a in zip(
+                    outs, node.aval if many else (node.aval,), strict=True)):
+                return outs if many else outs[0]
     try:
         attrs.pop("owned", None)
         if node.op in _JIT_OPS:
@@ -151,16 +152,16 @@ def _run_op(node, operands: list, numpy_kernels: bool, owned: bool = False):
 #: forward sub-program under ``jax.vjp``): one jit of the op compiles once per shapes,
 #: where eager dispatch would compile each of its primitives on its own.
 _JIT_OPS = frozenset({"vjp"})
+
+
 @functools.lru_cache(maxsize=256)
 def _jitted(op: str, attrs: tuple):
     return jax.jit(functools.partial(OPS[op].lower, **dict(attrs)))
 
 
 def _numpy_ok(node, operands) -> bool:
-    aval = node.aval
-    if type(aval) is tuple or aval.dtype not in _NUMPY_DTYPES:  # tuple: multi-output
-        return False
-    return all(o.dtype in _NUMPY_DTYPES for o in operands)
+    avals = node.aval if type(node.aval) is tuple else (node.aval,)  # tuple: multi-output
+    return all(a.dtype in _NUMPY_DTYPES for a in avals + tuple(operands))
 
 
 def _to_jax(value):
@@ -343,6 +344,12 @@ def _argext(fn):
     return run
 
 
+# data-dependent sizes: eager jnp.nonzero/unique compile once per count (0.2-0.8 s each)
+KERNELS["nonzero"] = lambda x, size: tuple(i.astype(np.int64) for i in np.nonzero(x))
+KERNELS["unique"] = lambda x, size: np.unique(x)
+KERNELS["unique_all"] = lambda x, size: (lambda v, i, r, c: (
+    v, i.astype(np.int64), r.reshape(x.shape).astype(np.int64), c.astype(np.int64)))(
+    *np.unique(x, return_index=True, return_inverse=True, return_counts=True))
 KERNELS["argmax"] = _argext(np.argmax)
 KERNELS["argmin"] = _argext(np.argmin)
 
