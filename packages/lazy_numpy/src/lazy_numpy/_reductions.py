@@ -399,12 +399,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if sorter is not None:
         x = num.take(x, tensor(sorter), 0)
     dt = np.result_type(x.dtype, v.dtype if isinstance(v, LazyArray | np.ndarray) else v)
-    xs, vs = num.cast(x, dt), tensor(v, dt)
-    cmp = ops.lt if side == "left" else ops.le
-    shape = vs.shape + x.shape
-    xb = num.broadcast_to(xs, shape)
-    vb = num.broadcast_to(ops.reshape(vs, new_sizes=vs.shape + (1,)), shape)
-    return LazyArray(num.sum(cmp(xb, vb), -1, dtype=np.int64))
+    return LazyArray(num.searchsorted(num.cast(x, dt), tensor(v, dt), right=side == "right"))
 
 
 @implements(np.count_nonzero)

@@ -79,8 +79,9 @@ def scan_vjp(spec, args):
     diff = [k for k, v in enumerate(args) if jnp.issubdtype(v.dtype, jnp.inexact)]
 
     def f(*d):
+        given = dict(zip(diff, d, strict=True))
         out = _scan_function(spec[:7] + (False,) + spec[8:])(
-            *[dict(zip(diff, d, strict=True)).get(k, v) for k, v in enumerate(args)])
+            *[given.get(k, v) for k, v in enumerate(args)])
         return [o for o in out if jnp.issubdtype(o.dtype, jnp.inexact)], out
 
     _, vjp, out = jax.vjp(f, *[args[k] for k in diff], has_aux=True)
