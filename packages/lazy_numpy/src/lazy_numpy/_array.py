@@ -166,7 +166,7 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     # -- observation (syncs) ---------------------------------------------------------
     @lc.diagnostics.observes("print")
     def __repr__(self) -> str:  # a 0-d value stands for a NumPy scalar: np.int64(3)
-        return repr(self.__array__()[()]) if self.ndim == 0 else "Lazy" + repr(self.__array__())
+        return repr(self.__array__()[()] if self.ndim == 0 else self.__array__())
 
     @lc.diagnostics.observes("item")
     def __hash__(self) -> int:  # 0-d as NumPy scalars: dict keys (for label in y: d[label])
@@ -284,8 +284,8 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
             axes = axes[0]
         return np.transpose(self, axes or None)
 
-    def flatten(self, order="C"):
-        return np.ravel(self, order=order)
+    def flatten(self, order="C"):  # always a copy, ravel's view or not
+        return np.ravel(self, order=order).copy()
 
     def ravel(self, order="C"):
         return np.ravel(self, order=order)

@@ -398,15 +398,15 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array")
     if sorter is not None:
         x = num.take(x, tensor(sorter), 0)
-    dt = np.result_type(x.dtype, v.dtype if isinstance(v, LazyArray | np.ndarray) else v)
+    v = v if isinstance(v, LazyArray) else np.asarray(v)  # NumPy compares in the dtype
+    dt = np.result_type(x.dtype, v.dtype)  # v's values discover (a Python float: float64)
     return LazyArray(num.searchsorted(num.cast(x, dt), tensor(v, dt), right=side == "right"))
 
 
 @implements(np.count_nonzero)
 def count_nonzero(a, axis=None, *, keepdims=False):
     x = tensor(a)
-    nz = ops.ne(x, num.full(x.shape, 0, x.dtype))
-    return LazyArray(num.sum(nz, axis, keepdims, dtype=np.int64))
+    return LazyArray(num.sum(ops.ne(x, num.full(x.shape, 0, x.dtype)), axis, keepdims, dtype=np.int64))
 
 
 @implements(np.nonzero)
