@@ -480,3 +480,43 @@ def test_repr_of_arrays_is_numpys():
     lx = lazy_numpy.asarray(x)
     assert repr(lx) == repr(x)
     assert repr({"w": lx, "n": lx.sum()}) == repr({"w": x, "n": x.sum()})
+
+
+_SAME_MEMORY = {  # NumPy returns the argument itself, or a view of it
+    "rot90": lambda np, a: np.rot90(a),
+    "rot90_k3": lambda np, a: np.rot90(a, 3, axes=(1, 0)),
+    "rot90_k0": lambda np, a: np.rot90(a, 4),
+    "astype_no_copy": lambda np, a: a.astype(a.dtype, copy=False),
+    "nan_to_num_no_copy": lambda np, a: np.nan_to_num(a, copy=False),
+    "real_if_close": lambda np, a: np.real_if_close(a),  # a fallback handing its argument back
+    "astype_copy": lambda np, a: a.astype(a.dtype),
+    "nan_to_num": lambda np, a: np.nan_to_num(a),
+}
+
+
+@pytest.mark.parametrize("name", list(_SAME_MEMORY))
+def test_results_share_memory_as_numpys(name):
+    """Writes through the result reach the argument exactly where NumPy's do (rot90 was a
+    copy; astype(copy=False), nan_to_num(copy=False) and fallbacks returning their
+    argument gave new arrays, so a program's later writes or reads of x silently differed)."""
+    host = numpy.arange(12.0).reshape(3, 4)
+    host[1, 1] = numpy.nan
+    seen = []
+    for np, a in ((numpy, host.copy()), (lazy_numpy, lazy_numpy.asarray(host))):
+        r = _SAME_MEMORY[name](np, a)
+        r[0] = -7
+        a[2] = 5
+        seen.append((numpy.asarray(a).copy(), numpy.asarray(r).copy(), r is a))
+    (wa, wr, wsame), (ga, gr, gsame) = seen
+    numpy.testing.assert_array_equal(ga, wa)
+    numpy.testing.assert_array_equal(gr, wr)
+    assert gsame == wsame
+
+
+def test_complex_nan_to_num_without_copy_writes_its_argument():
+    host = numpy.array([1 + numpy.nan * 1j, numpy.inf + 0j])
+    a, la = host.copy(), lazy_numpy.asarray(host)
+    numpy.nan_to_num(a, copy=False)
+    r = numpy.nan_to_num(la, copy=False)
+    assert r is la
+    numpy.testing.assert_array_equal(numpy.asarray(la), a)

@@ -76,7 +76,7 @@ def _astype(a, dtype, casting="unsafe", copy=True):
                         f"rule '{casting}'")
     if dt.kind not in "biufc":  # strings, objects, dates: NumPy's host array (counted)
         return _fallback.run("ndarray.astype", lambda host: host.astype(dt), (a,), {})
-    return LazyArray(_cast_like_c(a._t, dt))
+    return a if not copy and dt == a.dtype else LazyArray(_cast_like_c(a._t, dt))
 
 
 _array._dispatch.update(

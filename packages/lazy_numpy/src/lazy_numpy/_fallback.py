@@ -65,12 +65,10 @@ def run(name: str, func, args, kwargs, outs=()):
 
     box = lc.fallback(f"numpy.{name}", on_host, [x._t for x in unique])
     result, table = box.value
-    back = {}
+    back = {id(table[id(x)]): x for x in unique}  # NumPy handed an argument back: that array
     for out in outs:  # NumPy wrote into the host copies: point the LazyArrays at them
         if isinstance(out, LazyArray):
-            host = table[id(out)]
-            out._t = lc.asarray(host)
-            back[id(host)] = out
+            out._t = lc.asarray(table[id(out)])
     return _to_lazy(result, back)
 
 

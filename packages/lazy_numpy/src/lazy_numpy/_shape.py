@@ -385,16 +385,12 @@ def rot90(m, k=1, axes=(0, 1)):
     a0, a1 = (num.normalize_axes(a, x.ndim)[0] for a in axes)
     if a0 == a1:
         raise ValueError("Axes must be different.")
-    k %= 4
-    if k == 0:
-        return LazyArray(x)
-    if k == 2:
-        return LazyArray(num.flip(x, (a0, a1)))
+    k %= 4  # views of m, as NumPy's flips and transposes are
+    if k in (0, 2):
+        return np.flip(m, (a0, a1)) if k else m[...]
     perm = list(range(x.ndim))
     perm[a0], perm[a1] = perm[a1], perm[a0]
-    if k == 1:
-        return LazyArray(num.transpose(num.flip(x, a1), perm))
-    return LazyArray(num.flip(num.transpose(x, perm), a1))
+    return np.transpose(np.flip(m, a1), perm) if k == 1 else np.flip(np.transpose(m, perm), a1)
 
 
 @implements(np.tile)
@@ -629,7 +625,8 @@ def place(arr, mask, vals):
     raise NotLazy("place")
 
 
-for _f in (np.put, np.put_along_axis, np.place, np.putmask, np.copyto, np.fill_diagonal):
+for _f in (np.put, np.put_along_axis, np.place, np.putmask, np.copyto, np.fill_diagonal,
+           np.nan_to_num):
     IN_PLACE[_f] = 0
 
 
@@ -737,10 +734,10 @@ def sinc(x):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     t = tensor(x)
     if t.dtype.kind not in "fc":
-        return LazyArray(t)
+        return LazyArray(t) if copy else x
     if t.dtype.kind == "c":
-        raise NotLazy("nan_to_num")
-    return LazyArray(num.nan_to_num(t, nan, posinf, neginf))
+        raise NotLazy("nan_to_num")  # NumPy's, writing into x (IN_PLACE) for copy=False
+    return store(num.nan_to_num(t, nan, posinf, neginf), None if copy else x)
 
 
 @implements(np.isclose)
