@@ -21,7 +21,7 @@ def _axis(axis) -> int:
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 for _tf, _ok, _fn, _lowers in [
-    ("nn.relu", REAL, lambda t: ops.max(t, full_like(t, 0)), "max"),
+    ("nn.relu", REAL, num.relu, "max"),
     ("nn.relu6", REAL, lambda t: ops.clamp(full_like(t, 0), t, full_like(t, 6)), "clamp"),
     ("nn.elu", FLOAT, lambda t: num.elu(t, expm1=False), "elu (composite)"),
     ("nn.selu", FLOAT, lambda t: num.elu(t, _SELU_ALPHA, _SELU_SCALE, expm1=False),

@@ -163,20 +163,17 @@ def lerp(a: Tensor, b: Tensor, weight) -> Tensor:
         return ops.sub(b, ops.mul(diff, full_like(a, one_minus.item())))
     low = ops.add(a, ops.mul(weight, diff))
     high = ops.sub(b, ops.mul(diff, ops.sub(full_like(weight, 1), weight)))
-    magnitude = ops.abs(weight)
-    return ops.select(ops.lt(magnitude, full_like(magnitude, 0.5)), low, high)
+    return ops.select(ops.lt(ops.abs(weight), full_like(weight, 0.5)), low, high)
 
 
 def addcmul(x: Tensor, t1: Tensor, t2: Tensor, value=1) -> Tensor:
     """``x + value * t1 * t2``, evaluated left to right as PyTorch's kernels do."""
-    scaled = t1 if value == 1 else ops.mul(full_like(t1, value), t1)
-    return ops.add(x, ops.mul(scaled, t2))
+    return ops.add(x, ops.mul(t1 if value == 1 else ops.mul(full_like(t1, value), t1), t2))
 
 
 def addcdiv(x: Tensor, t1: Tensor, t2: Tensor, value=1) -> Tensor:
     """``x + value * t1 / t2``, evaluated left to right (``(value * t1) / t2``)."""
-    scaled = t1 if value == 1 else ops.mul(full_like(t1, value), t1)
-    return ops.add(x, ops.div(scaled, t2))
+    return ops.add(x, ops.div(t1 if value == 1 else ops.mul(full_like(t1, value), t1), t2))
 
 
 def divide_no_nan(x: Tensor, y: Tensor) -> Tensor:
@@ -228,8 +225,8 @@ def xlog1py(x: Tensor, y: Tensor, *, zero_x_masks_nan: bool = False) -> Tensor:
 
 
 def _x_times(x, y, log, zero_x_masks_nan):
-    zero = full_like(x, 0)
-    out = ops.select(ops.eq(x, zero), zero, ops.mul(x, log(y)))
+    zero = ops.eq(x, full_like(x, 0))  # log(1) there: no NaN in a zero-x derivative
+    out = ops.select(zero, full_like(x, 0), ops.mul(x, log(ops.select(zero, full_like(y, 1), y))))
     return out if zero_x_masks_nan else ops.select(_is_nan(y), y, out)
 
 

@@ -60,8 +60,7 @@ def einsum(subscripts: str, *xs: Tensor) -> Tensor:
 def logdet_cholesky(x: Tensor) -> Tensor:
     """``log(det(x))`` of Hermitian positive-definite matrices (the last two axes):
     ``2 * sum(log(real(diag(cholesky(x)))))``; NaN where ``x`` is not positive definite."""
-    chol = ops.linalg_cholesky(x)
-    s = sum(ops.log(ops.real(diagonal(chol, 0, -2, -1))), -1)
+    s = sum(ops.log(ops.real(diagonal(ops.linalg_cholesky(x), 0, -2, -1))), -1)
     return ops.add(s, s)
 
 

@@ -15,16 +15,12 @@ import numpy as np
 from .. import ops
 from ..errors import ShapeError
 from ..tensor import Tensor
-from .broadcasting import broadcast_to, cast, full
+from .broadcasting import broadcast_to, cast, full, full_like
 from .indexing import one_hot
-from .nn import log_softmax, softplus
+from .nn import log_softmax, softplus, softplus_parts
 from .reductions import any, mean, sum  # noqa: A004 - the composites of those names
 
 REDUCTIONS = ("none", "mean", "sum")
-
-
-def _zeros(x: Tensor) -> Tensor:
-    return full(x.shape, 0, x.dtype)
 
 
 def _class_axis(x: Tensor, class_axis: int) -> int:
@@ -77,13 +73,9 @@ def _sample_weights(x, target, hot, weight, ignore_index, c) -> Tensor | None:
     if ignore_index is not None:
         w = cast(ops.ne(target, full(target.shape, ignore_index, target.dtype)), x.dtype)
     if weight is not None:
-        picked = sum(ops.select(hot, _per_class(weight, x.shape, c), _zeros(x)), c)
+        picked = sum(ops.select(hot, _per_class(weight, x.shape, c), full_like(x, 0)), c)
         w = picked if w is None else ops.mul(w, picked)
     return w
-
-
-def _ones(target: Tensor, dtype) -> Tensor:
-    return full(target.shape, 1, dtype)
 
 
 def nll_loss(logp: Tensor, target: Tensor, weight=None, ignore_index=None,
@@ -95,13 +87,13 @@ def nll_loss(logp: Tensor, target: Tensor, weight=None, ignore_index=None,
     c = _class_axis(logp, class_axis)
     _check(logp, target, c, reduction, "nll_loss")
     hot = one_hot(target, logp.shape[c], c)
-    chosen = ops.select(hot, logp, _zeros(logp))
+    chosen = ops.select(hot, logp, full_like(logp, 0))
     plain = _plain(logp, c, weight, ignore_index)
     need_total = reduction == "mean" or return_total_weight
     w = None
     if not plain or need_total:
         w = _sample_weights(logp, target, hot, weight, ignore_index, c)
-        w = _ones(target, logp.dtype) if w is None else w
+        w = full(target.shape, 1, logp.dtype) if w is None else w
     if plain and reduction != "none":
         loss = ops.neg(sum(chosen))  # one reduction: ignored rows are all zeros
     else:
@@ -111,7 +103,7 @@ def nll_loss(logp: Tensor, target: Tensor, weight=None, ignore_index=None,
             loss = sum(loss)
         elif ignore_index is not None:  # +0.0 where ignored (-(0 * w) would be -0.0)
             keep = ops.ne(target, full(target.shape, ignore_index, target.dtype))
-            loss = ops.select(keep, loss, _zeros(loss))
+            loss = ops.select(keep, loss, full_like(loss, 0))
     total = sum(w) if need_total else None
     if reduction == "mean":
         loss = ops.div(loss, total)
@@ -131,7 +123,7 @@ def nll_loss_backward(grad: Tensor, logp: Tensor, target: Tensor, weight=None,
     if not _plain(logp, c, weight, ignore_index):
         w = _sample_weights(logp, target, hot, weight, ignore_index, c)
         grad = ops.mul(broadcast_to(grad, w.shape) if grad.ndim == 0 else grad, w)
-    return ops.select(hot, _along(ops.neg(grad), logp.shape, c), _zeros(logp))
+    return ops.select(hot, _along(ops.neg(grad), logp.shape, c), full_like(logp, 0))
 
 
 def _reduce(loss: Tensor, reduction: str, total: Tensor | None = None) -> Tensor:
@@ -162,7 +154,7 @@ def cross_entropy(logits: Tensor, target: Tensor, weight=None, ignore_index=None
     shifted = ops.sub(logits, _along(top, shape, c))
     lse = ops.log(ops.reduce_sum(ops.exp(shifted), axes=(c,)))
     hot = one_hot(target, n, c)
-    picked = ops.reduce_sum(ops.select(hot, shifted, _zeros(shifted)), axes=(c,))
+    picked = ops.reduce_sum(ops.select(hot, shifted, full_like(shifted, 0)), axes=(c,))
     loss = ops.sub(lse, picked)
     w = _sample_weights(logits, target, hot, weight, ignore_index, c)
     if w is not None:
@@ -174,7 +166,7 @@ def cross_entropy(logits: Tensor, target: Tensor, weight=None, ignore_index=None
         smooth = ops.neg(ops.reduce_sum(logp, axes=(c,)))
         if ignore_index is not None:
             keep = ops.ne(target, full(target.shape, ignore_index, target.dtype))
-            smooth = ops.select(keep, smooth, _zeros(smooth))
+            smooth = ops.select(keep, smooth, full_like(smooth, 0))
         eps = float(label_smoothing)
         loss = ops.add(ops.mul(loss, full(loss.shape, 1 - eps, loss.dtype)),
                        ops.mul(smooth, full(smooth.shape, eps / n, smooth.dtype)))
@@ -216,8 +208,8 @@ def sigmoid_cross_entropy(logits: Tensor, labels: Tensor, pos_weight=None) -> Te
     ``(1 - z)*x + (1 + (q - 1)*z) * softplus(-x)``."""
     x, z = logits, labels
     if pos_weight is None:
-        tail = ops.log1p(ops.exp(ops.neg(ops.abs(x))))
-        return ops.add(ops.sub(ops.max(x, _zeros(x)), ops.mul(x, z)), tail)
+        tail, relu_x = softplus_parts(x)
+        return ops.add(ops.sub(relu_x, ops.mul(x, z)), tail)
     one = full(x.shape, 1, x.dtype)
     return ops.add(ops.mul(ops.sub(one, z), x), ops.mul(  # log weight 1 + (pos_weight - 1) z
         ops.add(one, ops.mul(ops.sub(pos_weight, one), z)), softplus(ops.neg(x))))

@@ -20,7 +20,7 @@ def _wide(*tensors):
 
 
 def relu(x: Tensor) -> Tensor:
-    return ops.max(x, full_like(x, 0))
+    return ops.max(full_like(x, 0), x)  # relu'(0) = 0: a tie's derivative goes to the 0
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
@@ -39,9 +39,15 @@ def silu(x: Tensor, beta: float | Tensor = 1.0) -> Tensor:
     return ops.mul(x, ops.logistic(x if beta == 1 else ops.mul(x, full_like(x, beta))))
 
 
+def softplus_parts(x: Tensor) -> tuple[Tensor, Tensor]:
+    """``log1p(exp(-|x|))`` and ``max(x, 0)``, whose sum is softplus (no overflow for
+    large ``|x|``), as selects on ``x > 0``: the derivative at 0 is sigmoid(0) = 1/2."""
+    pos = ops.gt(x, full_like(x, 0))
+    return ops.log1p(ops.exp(ops.select(pos, ops.neg(x), x))), ops.select(pos, x, full_like(x, 0))
+
+
 def softplus(x: Tensor) -> Tensor:
-    """``log1p(exp(-|x|)) + max(x, 0)``: no overflow for large ``|x|``."""
-    return ops.add(ops.log1p(ops.exp(ops.neg(ops.abs(x)))), ops.max(x, full_like(x, 0)))
+    return ops.add(*softplus_parts(x))
 
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:
@@ -101,8 +107,7 @@ def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: flo
     x, weight, bias = _wide(x, weight, bias)
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
     m = mean(x, axes, keepdims=True)
-    v = var(x, axes, keepdims=True)
-    rstd = ops.rsqrt(ops.add(v, full_like(v, eps)))
+    rstd = ops.rsqrt(ops.add(var(x, axes, keepdims=True), full_like(m, eps)))
     y = ops.mul(ops.sub(x, broadcast_to(m, x.shape)), broadcast_to(rstd, x.shape))
     if weight is not None:
         y = ops.mul(y, broadcast_to(weight, x.shape))

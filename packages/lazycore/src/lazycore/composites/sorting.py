@@ -88,8 +88,7 @@ def quantile(x: Tensor, q, axis=None, keepdims: bool = False) -> Tensor:
     f = constant((pos - lo).astype(acc).reshape(shape), acc)
     r = ops.add(lo_v, ops.mul(ops.sub(hi_v, lo_v), broadcast_to(f, lo_v.shape)))
     last = take(s, host_index([n - 1]), ax)  # NaNs sort last
-    nan = broadcast_to(ops.ne(last, last), r.shape)
-    r = ops.select(nan, full(r.shape, np.nan, acc), r)
+    r = ops.select(broadcast_to(ops.ne(last, last), r.shape), full(r.shape, np.nan, acc), r)
     r = moveaxis(r, ax, 0)
     r = reshape(r, q_arr.shape + r.shape[1:])
     if keepdims:

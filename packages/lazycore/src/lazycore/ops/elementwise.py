@@ -6,6 +6,7 @@ callers' business (``lazycore.numeric`` does both, per framework policy).
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -28,9 +29,22 @@ def _nary(name, cls, lower, out="same"):
     return defop(name, FAMILY, nary_rule(name, cls, out), lower)
 
 
+def _on_floats(lower, jvp):
+    """``lower`` with derivative ``jvp(primals, tangents)`` on real floats: TF's one-sided
+    derivatives at kinks (JAX splits a max/min tie evenly and has abs'(0) = 1)."""
+    custom = jax.custom_jvp(lower)
+    custom.defjvp(lambda p, t: (lower(*p), jvp(p, t)))
+    return lambda *a: custom(*a) if jnp.issubdtype(a[0].dtype, jnp.floating) else lower(*a)
+
+
+def _first_on_tie(pick):  # all of the derivative to the operand the result equals, x on a tie
+    return _on_floats(pick, lambda p, t: lax.select(lax.eq(pick(*p), p[0]), *t))
+
+
 # -- unary ----------------------------------------------------------------------------
 neg = _unary("neg", "numeric", lax.neg)
-abs = _unary("abs", "numeric", lax.abs, out="real")  # noqa: A001 - op name
+abs = _unary("abs", "numeric", _on_floats(lax.abs, lambda p, t: lax.sign(p[0]) * t[0]),  # noqa: A001
+             out="real")  # abs'(0) = 0
 sign = _unary("sign", "numeric", lax.sign)
 exp = _unary("exp", "inexact", lax.exp)
 exp2 = _unary("exp2", "inexact", lax.exp2)
@@ -122,8 +136,8 @@ mul = _nary("mul", "any", lambda x, y: lax.bitwise_and(x, y) if x.dtype == bool 
 div = _nary("div", "numeric", lax.div)  # integers: rounds toward zero (C semantics)
 rem = _nary("rem", "ordered", lax.rem)  # sign of the dividend (C fmod)
 pow = _nary("pow", "numeric", _pow)  # noqa: A001 - op name
-max = _nary("max", "any", lax.max)  # noqa: A001 - op name
-min = _nary("min", "any", lax.min)  # noqa: A001 - op name
+max = _nary("max", "any", _first_on_tie(lax.max))  # noqa: A001 - op name
+min = _nary("min", "any", _first_on_tie(lax.min))  # noqa: A001 - op name
 atan2 = _nary("atan2", "float", lax.atan2)
 nextafter = _nary("nextafter", "float", lax.nextafter)
 bitwise_and = _nary("and", "int_or_bool", lax.bitwise_and)
