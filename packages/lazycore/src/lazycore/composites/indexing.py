@@ -258,12 +258,12 @@ _BASIC_PLANS: dict = {}
 
 
 def _basic_plan(shape: tuple, sig: tuple):
-    """(slice attrs or None, flipped dims, result shape, integer indices) of ``x[key]``
-    for a basic signature: computed once per (shape, key); IndexError as NumPy's."""
+    """(slice attrs or None, flipped dims, result shape) of ``x[key]`` for a basic
+    signature: computed once per (shape, key); IndexError as NumPy's."""
     if len(sig) > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
                          f"but {len(sig)} were indexed")
-    starts, limits, strides, flips, out, ints = [], [], [], [], [], {}
+    starts, limits, strides, flips, out = [], [], [], [], []
     for d, size in enumerate(shape):
         k = sig[d] if d < len(sig) else (None, None, None)
         if type(k) is tuple:
@@ -283,10 +283,8 @@ def _basic_plan(shape: tuple, sig: tuple):
             if not -size <= k < size:
                 raise IndexOutOfRange(f"index {k} is out of bounds for axis {d} with size "
                                       f"{size}", op="getitem")
-            if size > 1:  # read at a parameter: x[i] in a loop is one program for every i
-                ints[d] = k % size
-            starts.append(0 if size > 1 else k % size)
-            limits.append(size)
+            starts.append(k % size)
+            limits.append(k % size + 1)
             strides.append(1)
             flips.append(False)
     whole = all(s == 0 for s in starts) and tuple(limits) == tuple(shape) and all(
@@ -296,7 +294,7 @@ def _basic_plan(shape: tuple, sig: tuple):
     flip_dims = tuple(d for d, f in enumerate(flips) if f)
     if len(_BASIC_PLANS) > 4096:
         _BASIC_PLANS.clear()
-    plan = _BASIC_PLANS[(shape, sig)] = (attrs, flip_dims, tuple(out), ints)
+    plan = _BASIC_PLANS[(shape, sig)] = (attrs, flip_dims, tuple(out))
     return plan
 
 
@@ -304,12 +302,8 @@ def _basic_getitem(x: Tensor, sig: tuple) -> Tensor:
     plan = _BASIC_PLANS.get((x.shape, sig))
     if plan is None:
         plan = _basic_plan(x.shape, sig)
-    attrs, flip_dims, shape, ints = plan
+    attrs, flip_dims, shape = plan
     y = x if attrs is None else ops.slice(x, **attrs)
-    if ints:
-        starts = [scalar(ints.get(d, 0), np.int64, bake=d not in ints) for d in range(y.ndim)]
-        sizes = tuple(1 if d in ints else n for d, n in enumerate(y.shape))
-        y = ops.dynamic_slice(y, *starts, slice_sizes=sizes)
     if flip_dims:
         y = ops.rev(y, dimensions=flip_dims)
     return y if y.shape == shape else ops.reshape(y, new_sizes=shape)
