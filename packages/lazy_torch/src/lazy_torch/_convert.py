@@ -33,11 +33,7 @@ def torch_dtype(dtype) -> torch.dtype:
 
 def cpu_to_numpy(t: torch.Tensor) -> np.ndarray:
     """A host CPU tensor as a NumPy array (bfloat16 via ml_dtypes)."""
-    t = t.detach()
-    if t.is_conj():
-        t = t.resolve_conj()
-    if t.is_neg():
-        t = t.resolve_neg()
+    t = t.detach().resolve_conj().resolve_neg()  # each returns t itself when its bit is unset
     if t.dtype == torch.bfloat16:
         return t.contiguous().view(torch.int16).numpy().view(lc.dtypes.bfloat16)
     return t.numpy()

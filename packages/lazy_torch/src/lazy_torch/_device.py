@@ -155,17 +155,16 @@ _THREAD = threading.local()
 
 
 def _keep_ties() -> None:
-    """``module.to(lazy)`` must keep tied parameters tied (GPT-2/BERT/T5 share the LM head
-    with the token embedding). A CPU parameter cannot take a lazy value through
-    ``param.data =`` (different tensor types), so ``nn.Module._apply`` makes a new
-    Parameter for every module slot holding it -- two tensors where there was one. The
-    outermost ``_apply`` here remembers which slots held the same Parameter and, after
-    the conversion, points them all at the first converted one. Where ``_apply`` keeps
-    identity itself (``.data =`` between CPU dtypes, or swapping under
-    ``torch.__future__.set_swap_module_params_on_conversion(True)``) this changes nothing.
-    (Turning swapping on globally would also do it, but it changes ``load_state_dict``
-    for every module in the process and fails for RNNs, which keep weak references to
-    their parameters.)"""
+    """``module.to(lazy)`` keeps each Parameter object, as ``.to("cuda")`` does through
+    ``param.data =``: an optimizer built before the move (pytorch/examples'
+    forward-forward layers) updates the module's parameters, and tied parameters (GPT-2's
+    LM head and token embedding) stay one. A CPU parameter cannot take a lazy value
+    through ``param.data =`` (different tensor types), so ``nn.Module._apply`` makes a new
+    Parameter; the outermost ``_apply`` here swaps each old Parameter with its converted
+    one (``torch.utils.swap_tensors``) and points every slot that held it at it. A
+    parameter with weak references (RNN flat weights) cannot swap: its slots all get the
+    first converted one. (Swapping globally, ``set_swap_module_params_on_conversion``,
+    changes ``load_state_dict`` for every module in the process and fails for RNNs.)"""
     original = torch.nn.Module._apply
     if getattr(original, "_lazy_keeps_ties", False):
         return
@@ -183,9 +182,16 @@ def _keep_ties() -> None:
         first: dict = {}
         for module, key, before in slots:
             now = module._parameters.get(key)
-            keep = first.setdefault(id(before), now)
-            if now is not keep and now is not None:
-                module._parameters[key] = keep
+            if now is None or now is before:
+                continue
+            if id(before) not in first:
+                try:
+                    torch.utils.swap_tensors(before, now)
+                    now = before
+                except RuntimeError:  # weak references (RNN flat weights): a new Parameter
+                    pass
+                first[id(before)] = now
+            module._parameters[key] = first[id(before)]
         return out
 
     _apply._lazy_keeps_ties = True

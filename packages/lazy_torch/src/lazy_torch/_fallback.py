@@ -53,29 +53,23 @@ def fallback(func, args, kwargs):
     written = [i for i, a in enumerate(schema_args) if a.alias_info is not None
                and a.alias_info.is_write]
 
+    def argument(i, args, kwargs):  # the i-th schema argument, positional or keyword
+        return args[i] if i < len(args) else kwargs.get(schema_args[i].name)
+
     def run(*hosts):
         cpu_flat = list(flat)
         for i, h in zip(lazy_pos, hosts, strict=True):
             cpu_flat[i] = numpy_to_cpu(h)
         cpu_args, cpu_kwargs = tree_unflatten(cpu_flat, spec)
         out = func(*cpu_args, **cpu_kwargs)
-        mutated = []
-        for i in written:
-            a = schema_args[i]
-            v = cpu_args[i] if i < len(cpu_args) else cpu_kwargs.get(a.name)
-            mutated.append(_host(v))
-        return _host(out), mutated
+        return _host(out), [_host(argument(i, cpu_args, cpu_kwargs)) for i in written]
 
     out, mutated = lc.fallback(f"aten::{func.__name__}", run,
                                [read(flat[i]) for i in lazy_pos])
     for i, m in zip(written, mutated, strict=True):
-        a = schema_args[i]
-        target = args[i] if i < len(args) else kwargs.get(a.name)
-        writeback(target, m)
-    returns = func._schema.returns
-    if returns and returns[0].alias_info is not None and written:
-        a = schema_args[written[0]]
-        return args[written[0]] if written[0] < len(args) else kwargs.get(a.name)
+        writeback(argument(i, args, kwargs), m)
+    if func._schema.returns and func._schema.returns[0].alias_info is not None and written:
+        return argument(written[0], args, kwargs)
     return _from_host(out)
 
 

@@ -129,6 +129,13 @@ def vdot(a, b):
     return dot(ops.conj(a), b)
 
 
+@lower("linalg_qr.default")
+def linalg_qr(a, mode="reduced"):
+    """Householder QR (LAPACK's geqrf on both sides: the same signs); ``nn.init.orthogonal_``
+    of a lazy weight. Mode ``"r"`` (an empty Q) and integer input go to eager."""
+    return ops.qr(a, mode=mode) if mode != "r" and D.is_inexact(a.dtype) else NotImplemented
+
+
 # -- softmax ----------------------------------------------------------------------------
 
 @lower("_softmax.default")

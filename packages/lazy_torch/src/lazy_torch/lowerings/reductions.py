@@ -153,13 +153,13 @@ def prims_var(x, dims, correction, *, output_dtype=None):
     return num.var(x, tuple(dims), correction=correction)
 
 
-@lower("any.default", "any.dim", "any.dims")
+@lower("any.default", "any.dim", "any.dims", "_is_any_true.default")
 def any_(x, dim=None, keepdim=False):
     dims = wrap_dims(dim, x.ndim)
     return _keep(ops.reduce_or(num.cast(x, D.bool_), axes=dims), x, dims, keepdim)
 
 
-@lower("all.default", "all.dim", "all.dims")
+@lower("all.default", "all.dim", "all.dims", "_is_all_true.default")  # Distribution checks
 def all_(x, dim=None, keepdim=False):
     dims = wrap_dims(dim, x.ndim)
     return _keep(ops.reduce_and(num.cast(x, D.bool_), axes=dims), x, dims, keepdim)

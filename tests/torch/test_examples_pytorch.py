@@ -1,0 +1,221 @@
+"""Programs in the style of pytorch/examples (written here, tiny sizes), run unchanged on
+CPU and on the lazy device with the same seeds: losses, gradients, parameters after the
+optimizer steps and outputs must agree, and no op may fall back to the CPU unless named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.distributions import Categorical
+
+import lazy_torch
+import lazycore as lc
+
+
+def _gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def _flat(x):
+    if isinstance(x, torch.Tensor):
+        return [x.detach().cpu()]
+    if isinstance(x, dict):
+        return [t for k in sorted(x) for t in _flat(x[k])]
+    if isinstance(x, list | tuple):
+        return [t for v in x for t in _flat(v)]
+    return [torch.tensor(x)]
+
+
+def _state(*modules):
+    """Every parameter, its gradient and every buffer, in a fixed order."""
+    return [(p.detach(), p.grad) for m in modules for p in m.parameters()] + \
+        [b for m in modules for b in m.buffers()]
+
+
+def check(program, rtol=1e-4, atol=1e-5, fallbacks=()):
+    torch.manual_seed(0)
+    expected = _flat(program(torch.device("cpu")))
+    torch.manual_seed(0)
+    lc.metrics.reset()
+    got = _flat(program(lazy_torch.device()))
+    fell = {k for k, v in lc.metrics.counters().items() if k.startswith("fallback::") and v}
+    assert fell <= {f"fallback::aten::{name}" for name in fallbacks}, fell
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        assert g.dtype == e.dtype and g.shape == e.shape, (i, g.dtype, e.dtype, g.shape, e.shape)
+        torch.testing.assert_close(g, e, rtol=rtol, atol=atol, msg=lambda m, i=i: f"item {i}: {m}")
+
+
+def _train(opt, loss_fn, steps=3):
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_forward_forward_layers_own_their_optimizers():
+    """mnist_forward_forward: each layer (an nn.Linear subclass) builds its optimizer in
+    __init__, before ``net.to(device)``. Moving to CUDA keeps the Parameter objects
+    (``param.data =``); on the lazy device the optimizer held the CPU parameters and
+    trained nothing (a silent difference: every loss after the first differed)."""
+    class Layer(nn.Linear):
+        def __init__(self, n_in, n_out):
+            super().__init__(n_in, n_out)
+            self.opt = torch.optim.Adam(self.parameters(), lr=0.03)
+
+        def forward(self, x):
+            x = x / (x.norm(2, 1, keepdim=True) + 1e-4)
+            return torch.relu(torch.mm(x, self.weight.T) + self.bias.unsqueeze(0))
+
+        def train_on(self, pos, neg):
+            losses = []
+            for _ in range(3):
+                g_pos, g_neg = self(pos).pow(2).mean(1), self(neg).pow(2).mean(1)
+                loss = torch.log(1 + torch.exp(torch.cat([2.0 - g_pos, g_neg - 2.0]))).mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                losses.append(loss.item())
+            return self(pos).detach(), self(neg).detach(), losses
+
+    def overlay(x, y):
+        x = x.clone()
+        x[:, :10] *= 0.0
+        x[range(x.shape[0]), y] = x.max()
+        return x
+
+    def program(device):
+        g = _gen(7)
+        x, y = torch.rand(8, 20, generator=g), torch.randint(0, 10, (8,), generator=g)
+        pos, neg = overlay(x, y).to(device), overlay(x, y[torch.randperm(8, generator=g)]).to(device)
+        net = nn.Sequential(Layer(20, 16), Layer(16, 16)).to(device)
+        assert all(p is q for p, q in zip(net.parameters(), net[0].opt.param_groups[0]["params"]
+                                          + net[1].opt.param_groups[0]["params"], strict=True))
+        losses = []
+        for layer in net:
+            pos, neg, layer_losses = layer.train_on(pos, neg)
+            losses.append(layer_losses)
+        goodness = [sum(h.pow(2).mean(1) for h in _activations(net, overlay(x, torch.full((8,), k))
+                                                               .to(device))) for k in range(10)]
+        return losses, torch.stack(goodness, 1).argmax(1), _state(net)
+
+    def _activations(net, h):
+        out = []
+        for layer in net:
+            h = layer(h)
+            out.append(h)
+        return out
+
+    check(program)
+
+
+def test_module_to_keeps_parameter_identity_and_ties():
+    """``.to(lazy)`` keeps every Parameter object (tied ones stay one), ``.cpu()`` too; an
+    RNN's weights (weak references) get new objects, each tie kept."""
+    lin = nn.Linear(3, 2)
+    emb = nn.Embedding(4, 3)
+    head = nn.Linear(3, 4, bias=False)
+    head.weight = emb.weight
+    model = nn.ModuleList([lin, emb, head])
+    before = list(model.parameters())
+    model.to(lazy_torch.device())
+    assert [p for p in model.parameters()] == before and head.weight is emb.weight
+    assert all(p.device.type == "lazy" and isinstance(p, nn.Parameter) for p in before)
+    model.cpu()
+    assert list(model.parameters()) == before and before[0].device.type == "cpu"
+    rnn = nn.GRU(3, 2).to(lazy_torch.device())
+    assert all(p.device.type == "lazy" for p in rnn.parameters())
+    out, _ = rnn(torch.ones(2, 1, 3, device=lazy_torch.device()))
+    assert out.shape == (2, 1, 2)
+
+
+def test_actor_critic_categorical():
+    """reinforcement_learning/actor_critic: Categorical log_prob/entropy, discounted
+    returns built in Python, smooth L1 value loss; the distribution's argument
+    validation (``_is_all_true``) stays lazy."""
+    def program(device):
+        policy = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2)).to(device)
+        value = nn.Linear(4, 1).to(device)
+        opt = torch.optim.Adam([*policy.parameters(), *value.parameters()], 1e-2)
+        g, eps, out = _gen(3), np.finfo(np.float32).eps.item(), []
+        for _ in range(2):
+            log_probs, entropies, values = [], [], []
+            for t in range(4):
+                state = torch.rand(1, 4, generator=g).to(device)
+                dist = Categorical(F.softmax(policy(state), dim=1))
+                action = torch.tensor([t % 2]).to(device)
+                log_probs.append(dist.log_prob(action))
+                entropies.append(dist.entropy())
+                values.append(value(state))
+            ret, returns = 0.0, []
+            for r in [0.0, 1.0, 2.0, 3.0][::-1]:
+                ret = r + 0.99 * ret
+                returns.insert(0, ret)
+            returns = torch.tensor(returns).to(device)
+            returns = (returns - returns.mean()) / (returns.std() + eps)
+            losses = [-lp * (r - v.item()) + F.smooth_l1_loss(v, r.reshape(1, 1))
+                      for lp, v, r in zip(log_probs, values, returns, strict=True)]
+            loss = torch.stack(losses).sum() - 0.01 * torch.cat(entropies).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            out.append(loss.item())
+        return out, _state(policy, value)
+
+    check(program)
+
+
+def test_siamese_losses():
+    def program(device):
+        net = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 4)).to(device)
+        opt = torch.optim.SGD(net.parameters(), 0.1, momentum=0.9)
+        g = _gen(6)
+        a, p, n = (torch.randn(5, 6, generator=g).to(device) for _ in range(3))
+        y = torch.tensor([1, -1, 1, -1, 1]).to(device)
+        triplet, dist = nn.TripletMarginLoss(margin=1.0), nn.PairwiseDistance()
+        cosine = nn.CosineEmbeddingLoss(margin=0.2)
+        swap = nn.TripletMarginWithDistanceLoss(distance_function=nn.CosineSimilarity(),
+                                                margin=0.5, swap=True)
+
+        def loss():
+            ea, ep, en = net(a), net(p), net(n)
+            return (triplet(ea, ep, en) + dist(ea, en).mean() + cosine(ea, ep, y)
+                    + swap(ea, ep, en) + F.margin_ranking_loss(ea[:, 0], ep[:, 0], y.float())
+                    + F.hinge_embedding_loss(dist(ea, ep), y))
+        losses = _train(opt, loss)
+        return losses, F.cosine_similarity(a, p), F.pairwise_distance(a, p, p=1, keepdim=True), _state(net)
+
+    check(program)
+
+
+@pytest.mark.parametrize("num_classes", [-1, 7])
+def test_one_hot_and_embedding_padding_idx(num_classes):
+    def program(device):
+        idx = torch.tensor([[0, 2, 4, 5], [4, 3, 2, 6]]).to(device)
+        emb = nn.Embedding(7, 3, padding_idx=2).to(device)
+        opt = torch.optim.SGD(emb.parameters(), 0.5)
+        onehot = F.one_hot(idx, num_classes).float()
+        losses = _train(opt, lambda: (emb(idx) * onehot.sum(-1, keepdim=True)).pow(2).sum())
+        return losses, F.one_hot(idx, num_classes), _state(emb)
+
+    check(program, fallbacks=["_assert_async.msg"] if num_classes < 0 else ())
+
+
+@pytest.mark.parametrize("shape,dtype", [((5, 3), torch.float32), ((3, 5), torch.float64),
+                                         ((2, 4, 4), torch.float32), ((3, 3), torch.complex64)])
+def test_linalg_qr(shape, dtype):
+    """``torch.linalg.qr`` (``nn.init.orthogonal_`` of a weight already on the device) is
+    lowered: LAPACK's Householder signs, gradients through eager's backward formula."""
+    def program(device):
+        a = torch.randn(*shape, dtype=dtype, generator=_gen(4)).to(device).requires_grad_()
+        reduced, complete = torch.linalg.qr(a), torch.linalg.qr(a.detach(), mode="complete")
+        (reduced[0].abs().sum() + reduced[1].abs().pow(2).sum()).backward()
+        return reduced, complete, a.grad
+
+    check(program, fallbacks=["linalg_solve_triangular.default"])
