@@ -161,10 +161,11 @@ def _keep_ties() -> None:
     LM head and token embedding) stay one. A CPU parameter cannot take a lazy value
     through ``param.data =`` (different tensor types), so ``nn.Module._apply`` makes a new
     Parameter; the outermost ``_apply`` here swaps each old Parameter with its converted
-    one (``torch.utils.swap_tensors``) and points every slot that held it at it. A
-    parameter with weak references (RNN flat weights) cannot swap: its slots all get the
-    first converted one. (Swapping globally, ``set_swap_module_params_on_conversion``,
-    changes ``load_state_dict`` for every module in the process and fails for RNNs.)"""
+    one (``torch.utils.swap_tensors``) and points every slot that held it at it (an RNN's
+    weak references to its weights are dropped first and rebuilt after; a parameter with
+    other weak references gets the converted one). (Swapping globally,
+    ``set_swap_module_params_on_conversion``, changes ``load_state_dict`` for every module
+    in the process and fails for RNNs.)"""
     original = torch.nn.Module._apply
     if getattr(original, "_lazy_keeps_ties", False):
         return
@@ -179,7 +180,9 @@ def _keep_ties() -> None:
             out = original(self, fn, recurse)
         finally:
             _THREAD.depth = 0
-        first: dict = {}
+        first, rnns = {}, [m for m in self.modules() if getattr(m, "_flat_weight_refs", None)]
+        for rnn in rnns:  # its weak references to its weights would refuse the swap
+            rnn._flat_weight_refs = []
         for module, key, before in slots:
             now = module._parameters.get(key)
             if now is None or now is before:
@@ -188,10 +191,12 @@ def _keep_ties() -> None:
                 try:
                     torch.utils.swap_tensors(before, now)
                     now = before
-                except RuntimeError:  # weak references (RNN flat weights): a new Parameter
+                except RuntimeError:  # other weak references: a new Parameter
                     pass
                 first[id(before)] = now
             module._parameters[key] = first[id(before)]
+        for rnn in rnns:
+            rnn._init_flat_weights()
         return out
 
     _apply._lazy_keeps_ties = True

@@ -34,11 +34,9 @@ def _covered(x, target, weight) -> bool:
 def _decomposition_accepts(x, target) -> bool:
     """Shapes and dtype under which the decomposition computes a value (a check registered
     for a call that then fails would raise again at the next barrier)."""
-    if target.dtype != D.int64 or not D.is_floating(x.dtype):
-        return False
-    if x.ndim == 1:
-        return target.ndim == 0
-    return x.ndim >= 2 and target.shape == x.shape[:1] + x.shape[2:]
+    return target.dtype == D.int64 and D.is_floating(x.dtype) and (
+        target.ndim == 0 if x.ndim == 1 else
+        x.ndim >= 2 and target.shape == x.shape[:1] + x.shape[2:])
 
 
 def _check_targets(x, target, ignore_index, op, results=()):
@@ -65,17 +63,13 @@ def nll_loss_forward(x, target, weight, reduction, ignore_index):
         if _decomposition_accepts(x, target):  # else it raises eager's error at the call
             _check_targets(x, target, ignore_index, "aten.nll_loss_forward")
         return NotImplemented
-    out = _nll_loss_forward(x, target, weight, reduction, ignore_index)
-    _check_targets(x, target, ignore_index, "aten.nll_loss_forward", out)
-    return out
-
-
-def _nll_loss_forward(x, target, weight, reduction, ignore_index):
     per_sample = reduction == 0 and x.ndim > 1
     out = num.nll_loss(x, target, weight, ignore_index, _REDUCTION[reduction],
                        return_total_weight=not per_sample)
     # eager's total weight of a per-sample loss is 0, not the weights' sum
-    return (out, num.full((), 0, x.dtype)) if per_sample else out
+    out = (out, num.full((), 0, x.dtype)) if per_sample else out
+    _check_targets(x, target, ignore_index, "aten.nll_loss_forward", out)
+    return out
 
 
 @lower("nll_loss_backward.default")
