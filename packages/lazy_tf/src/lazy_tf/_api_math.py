@@ -87,8 +87,9 @@ for _tf, _ok, _fn, _lowers in [
 
 
 @unary("cast", lowers_to="convert")
-def _cast(x, dtype, name=None):
-    return num.cast(to_core(x), np_dtype(dtype))
+def _cast(x, dtype, name=None):  # complex -> bool: TF tests the real part only
+    t, target = to_core(x), np_dtype(dtype)
+    return num.cast(ops.real(t) if lc.dtypes.is_complex(t.dtype) and target == np.bool_ else t, target)
 
 
 @unary("dtypes.saturate_cast", lowers_to="clamp, convert")

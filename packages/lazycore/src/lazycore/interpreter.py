@@ -248,10 +248,10 @@ def _convert(x, *, dtype):
     dtype = canonical(dtype)
     if dtype not in _NUMPY_DTYPES:
         return None
+    if dtype == np.bool_:
+        return x != 0  # complex: either part nonzero (as the lowering does)
     if x.dtype.kind == "c" and dtype.kind != "c":
         x = x.real  # numpy/torch drop the imaginary part (as the lowering does)
-    if dtype == np.bool_:
-        return x != 0
     if x.dtype.kind in "fc" and dtype.kind in "iu":
         return None  # NaN/inf/out of range: XLA's conversion, not C's
     return x.astype(dtype)

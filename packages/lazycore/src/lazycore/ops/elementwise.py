@@ -190,13 +190,10 @@ def _convert_rule(x: Aval, *, dtype) -> Aval:
 
 def _convert(x, *, dtype):
     dtype = canonical(dtype)
+    if dtype == np.bool_ and x.dtype != np.bool_:  # complex: true if either part is nonzero
+        return x != jnp.zeros((), x.dtype)
     if is_complex(x.dtype) and not is_complex(dtype):
         x = lax.real(x)  # numpy/torch drop the imaginary part
-    if dtype == np.bool_ and x.dtype != np.bool_:
-        return x != jnp.zeros((), x.dtype)
-    if is_floating(x.dtype) and np.issubdtype(dtype, np.integer):
-        # NaN/inf have no integer value; XLA's choice differs by platform -> pin to 0/min/max
-        return lax.convert_element_type(x, dtype)
     return lax.convert_element_type(x, dtype)
 
 
