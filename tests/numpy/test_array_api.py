@@ -230,3 +230,13 @@ def test_finfo_fields_are_python_numbers_as_array_api_strict(dtype):
         value = getattr(got, field)
         assert type(value) is type(getattr(want, field)) and value == getattr(want, field)
     assert got.dtype == np.dtype(getattr(want.dtype, "_np_dtype", want.dtype))
+
+
+@pytest.mark.parametrize("kw", [{"axis": (0, 1), "ord": 0}, {"axis": (0, 2), "ord": 3},
+                                {"axis": ()}, {"keepdims": True}, {"axis": (-1, 0),
+                                "keepdims": True, "ord": -np.inf}, {"axis": 1, "ord": 1}])
+def test_vector_norm_treats_every_reduced_axis_as_one_vector(kw):
+    x = RNG.standard_normal((2, 3, 4))
+    x[0, 1, 2] = 0.0
+    lazy, strict = both(lambda ns, a: ns.linalg.vector_norm(a, **kw), x)
+    compare(lazy, strict)

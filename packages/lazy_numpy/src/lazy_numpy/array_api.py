@@ -450,12 +450,17 @@ class _Linalg:
 
     @staticmethod
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+        """The reduced axes (all, one, several or none) are one vector; NumPy's ``norm``
+        would take a pair of axes as a matrix."""
         x = _lazy(x)
-        if axis is None:
-            x, axis = np.ravel(x), 0
-            if keepdims:
-                raise NotImplementedError("vector_norm(axis=None, keepdims=True)")
-        return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+        axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+        axes = sorted({a % x.ndim for a in axes})
+        kept = [d for d in range(x.ndim) if d not in axes]
+        vectors = np.reshape(np.permute_dims(x, kept + axes), [x.shape[d] for d in kept]
+                             + [math.prod(x.shape[d] for d in axes)])
+        r = np.linalg.norm(vectors, ord=ord, axis=-1)
+        return np.reshape(r, [1 if d in axes else n for d, n in enumerate(x.shape)]) \
+            if keepdims else r
 
     @staticmethod
     def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
