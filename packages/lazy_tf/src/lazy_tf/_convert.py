@@ -36,9 +36,7 @@ def dtype_of(v):
     """numpy dtype of a tensor-like, None for Python values."""
     if is_lazy_class(v.__class__):  # the core's dtype: no tf.DType hashing
         return handle(v).node.aval.dtype
-    if is_tensor(v):
-        return to_np(v.dtype)
-    return None
+    return to_np(v.dtype) if is_tensor(v) else None
 
 
 _SAMPLES = {bool: True, int: 1, float: 0.5, complex: 0.5 + 1j}  # in range for every dtype
@@ -203,9 +201,7 @@ def static(v):
         return np.asarray(v).tolist()
     if isinstance(v, tf.TensorShape):
         return v.as_list()
-    if isinstance(v, list | tuple):
-        return [static(x) for x in v]
-    return v
+    return [static(x) for x in v] if isinstance(v, list | tuple) else v
 
 
 def static_int(v) -> int:

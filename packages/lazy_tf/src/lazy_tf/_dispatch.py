@@ -289,9 +289,7 @@ def _install_convert() -> None:
         if dtype is not None and tf.as_dtype(dtype) != value.dtype:
             raise ValueError(f"Tensor conversion requested dtype {tf.as_dtype(dtype).name} "
                              f"for Tensor with dtype {value.dtype.name}")
-        if building():
-            return to_tensor(value)
-        return value
+        return to_tensor(value) if building() else value
 _NAMESPACES = ("", "math", "nn", "linalg", "signal", "random", "bitwise", "image", "sparse",
                "strings", "dtypes", "debugging")
 

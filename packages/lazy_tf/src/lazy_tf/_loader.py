@@ -17,9 +17,7 @@ def _to_host(leaf):
         if leaf.dtype == tf.string:
             return None  # the core holds numbers only: strings stay eager tensors
         return np.asarray(leaf.numpy())
-    if isinstance(leaf, np.ndarray | np.generic):
-        return np.asarray(leaf)
-    return None
+    return np.asarray(leaf) if isinstance(leaf, np.ndarray | np.generic) else None
 
 
 def DeviceLoader(dataset, batches_per_execution: int = 1, *, prefetch: int = 2):  # noqa: N802

@@ -115,13 +115,23 @@ class LazyTensor(tf.experimental.ExtensionType):
 
     @lc.diagnostics.observes("print")
     def __repr__(self) -> str:
-        return (f"<tf.Tensor: shape={tuple(self.shape.as_list())}, dtype={self.dtype.name}, "
-                f"numpy={np.asarray(self.numpy())!r}>")
+        return self._text("<tf.Tensor: shape={s}, dtype={d}, numpy={v!r}>",
+                          "<tf.Tensor 'lazy:0' shape={s} dtype={d}>")
 
     @lc.diagnostics.observes("print")
     def __str__(self) -> str:
-        return (f"tf.Tensor({np.asarray(self.numpy())}, shape={tuple(self.shape.as_list())}, "
-                f"dtype={self.dtype.name})")
+        return self._text("tf.Tensor({v}, shape={s}, dtype={d})", 'Tensor("lazy:0", shape={s}, dtype={d})')
+
+    def _text(self, valued: str, symbolic: str) -> str:
+        """With the value; TF's graph-tensor form in a captured ``tf.function``'s trace
+        (Keras's errors show its tensors: no placeholder is read) or for a value it leaked."""
+        s, d = tuple(self.shape.as_list()), self.dtype.name
+        try:
+            if _state.capture[0] is None:
+                return valued.format(s=s, d=d, v=np.asarray(self.numpy()))
+        except lc.errors.CaptureError:
+            pass
+        return symbolic.format(s=s, d=d)
 
     # -- operators and indexing route to the same table as tf.* calls ----------------
     def __getitem__(self, key):
