@@ -532,3 +532,33 @@ def test_data_dependent_ops_interpret_with_numpy_kernels(tier, monkeypatch):
     want = np.unique(x_np.ravel(), return_index=True, return_inverse=True, return_counts=True)
     for a, b in zip(got, want, strict=True):
         assert a.dtype == np.int64 and a.tolist() == b.tolist()
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_kernel_matches_xla_bit_for_bit(rng, descending):
+    """lax.sort's order: stable, -0.0 equal to 0.0, NaN (either sign) last; several keys;
+    payloads carried. Bitwise, so signed zeros and NaN payloads count."""
+    f = np.array([0.0, -0.0, np.nan, -np.nan, 1.0, -np.inf, 0.0, -0.0, np.inf, 3.0])
+    keys = rng.integers(0, 3, (4, 6)).astype(np.int8)
+    cases = [((f, np.arange(f.size)), 0, 1), ((keys, rng.standard_normal((4, 6)),
+             np.arange(24).reshape(4, 6)), 1, 2),
+             ((rng.integers(0, 2, 30).astype(bool), np.arange(30)), 0, 1)]
+    for operands, dimension, num_keys in cases:
+        outs = ops.sort(*[lc.asarray(x) for x in operands], dimension=dimension,
+                        num_keys=num_keys, descending=descending)
+        assert interpreter.KERNELS["sort"](*operands, dimension=dimension, num_keys=num_keys,
+                                           descending=descending) is not None
+        program = linearize([o.node for o in outs])
+        by_numpy = interpreter.run(program, numpy_kernels=True)
+        by_xla = interpreter.run(program, numpy_kernels=False)
+        for a, b in zip(by_numpy, by_xla, strict=True):
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def test_arithmetic_shift_of_unsigned_values_replicates_the_top_bit_as_xla():
+    x = np.array([0x80, 0xF0, 0x7F, 1], np.uint8)
+    out = ops.shift_right_arithmetic(lc.asarray(x), lc.asarray(np.full(4, 2, np.uint8)))
+    program = linearize([out.node])
+    by_numpy = np.asarray(interpreter.run(program, numpy_kernels=True)[0])
+    np.testing.assert_array_equal(by_numpy, interpreter.run(program, numpy_kernels=False)[0])
+    np.testing.assert_array_equal(by_numpy, [0xE0, 0xFC, 0x1F, 0])

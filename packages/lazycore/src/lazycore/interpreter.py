@@ -26,6 +26,7 @@ import numpy as np
 from .dtypes import canonical
 from .lowering import Program
 from .ops.registry import OPS
+from .ops.sorting import _flip_key
 
 #: dtypes whose NumPy arithmetic is XLA's (float16/bfloat16: XLA may compute in f32)
 _NUMPY_DTYPES = frozenset(np.dtype(d) for d in (
@@ -208,9 +209,8 @@ for _name, _fn in {"floor": np.floor, "ceil": np.ceil, "round_half_even": np.rin
     KERNELS[_name] = _ufunc(_fn, "f")
 for _name, _fn in {"neg": np.negative, "abs": np.abs, "sub": np.subtract}.items():
     KERNELS[_name] = _ufunc(_fn, "iufc")
-KERNELS["sign"] = _ufunc(np.sign, "iuf")
-KERNELS["max"] = _ufunc(np.maximum, "biuf")
-KERNELS["min"] = _ufunc(np.minimum, "biuf")
+KERNELS.update(sign=_ufunc(np.sign, "iuf"), max=_ufunc(np.maximum, "biuf"),
+               min=_ufunc(np.minimum, "biuf"))
 for _name, _fn in {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
                    "not": np.invert}.items():
     KERNELS[_name] = _ufunc(_fn, "biu")
@@ -323,17 +323,17 @@ def _reduction(numeric, boolean, needs_elements: bool):
     return run
 
 
-KERNELS["reduce_sum"] = _reduction(lambda x, a: np.sum(x, axis=a, dtype=x.dtype), np.any, False)
-KERNELS["reduce_prod"] = _reduction(lambda x, a: np.prod(x, axis=a, dtype=x.dtype), np.all,
-                                    False)
-KERNELS["reduce_max"] = _reduction(lambda x, a: None if x.dtype.kind == "c"
-                                   else np.max(x, axis=a), np.any, True)
-KERNELS["reduce_min"] = _reduction(lambda x, a: None if x.dtype.kind == "c"
-                                   else np.min(x, axis=a), np.all, True)
-KERNELS["reduce_and"] = _reduction(lambda x, a: None if x.dtype.kind not in "iu"
-                                   else np.bitwise_and.reduce(x, axis=a), np.all, False)
-KERNELS["reduce_or"] = _reduction(lambda x, a: None if x.dtype.kind not in "iu"
-                                  else np.bitwise_or.reduce(x, axis=a), np.any, False)
+KERNELS.update(
+    reduce_sum=_reduction(lambda x, a: np.sum(x, axis=a, dtype=x.dtype), np.any, False),
+    reduce_prod=_reduction(lambda x, a: np.prod(x, axis=a, dtype=x.dtype), np.all, False),
+    reduce_max=_reduction(lambda x, a: None if x.dtype.kind == "c" else np.max(x, axis=a),
+                          np.any, True),
+    reduce_min=_reduction(lambda x, a: None if x.dtype.kind == "c" else np.min(x, axis=a),
+                          np.all, True),
+    reduce_and=_reduction(lambda x, a: None if x.dtype.kind not in "iu"
+                          else np.bitwise_and.reduce(x, axis=a), np.all, False),
+    reduce_or=_reduction(lambda x, a: None if x.dtype.kind not in "iu"
+                         else np.bitwise_or.reduce(x, axis=a), np.any, False))
 
 
 def _argext(fn):
@@ -345,13 +345,59 @@ def _argext(fn):
 
 
 # data-dependent sizes: eager jnp.nonzero/unique compile once per count (0.2-0.8 s each)
-KERNELS["nonzero"] = lambda x, size: tuple(i.astype(np.int64) for i in np.nonzero(x))
-KERNELS["unique"] = lambda x, size: np.unique(x)
-KERNELS["unique_all"] = lambda x, size: (lambda v, i, r, c: (
-    v, i.astype(np.int64), r.reshape(x.shape).astype(np.int64), c.astype(np.int64)))(
-    *np.unique(x, return_index=True, return_inverse=True, return_counts=True))
-KERNELS["argmax"] = _argext(np.argmax)
-KERNELS["argmin"] = _argext(np.argmin)
+KERNELS.update(
+    nonzero=lambda x, size: tuple(i.astype(np.int64) for i in np.nonzero(x)),
+    unique=lambda x, size: np.unique(x),
+    unique_all=lambda x, size: (lambda v, i, r, c: (
+        v, i.astype(np.int64), r.reshape(x.shape).astype(np.int64), c.astype(np.int64)))(
+        *np.unique(x, return_index=True, return_inverse=True, return_counts=True)),
+    argmax=_argext(np.argmax), argmin=_argext(np.argmin))
+
+
+@kernel("sort")
+def _sort(*xs, dimension, is_stable=True, num_keys=1, descending=False):
+    """lax.sort's order (stable; -0.0 equals 0.0; NaN last), the payloads carried; an
+    unstable sort may order equal keys otherwise, so it declines."""
+    if not is_stable:
+        return None
+    keys = [_flip_key(k) if descending else k for k in xs[:num_keys]]
+    order = np.lexsort(keys[::-1], axis=dimension)
+    return tuple(np.take_along_axis(x, order, axis=dimension) for x in xs)
+
+
+def _cumulative(ufunc):
+    def run(x, *, axis, reverse=False):  # floats: XLA's scan adds in another order
+        if x.dtype.kind not in "iu" or not x.ndim:
+            return None
+        flip = functools.partial(np.flip, axis=axis) if reverse else (lambda a: a)
+        return flip(ufunc.accumulate(flip(x), axis=axis, dtype=x.dtype))
+    return run
+
+
+KERNELS.update(cumsum=_cumulative(np.add), cumprod=_cumulative(np.multiply),
+               cummax=_cumulative(np.maximum), cummin=_cumulative(np.minimum))
+
+
+def _shift(fn, kind=None):
+    """``fn`` on the bits read as ``kind`` (``i``: XLA's arithmetic shift replicates the
+    top bit of unsigned values too); an amount outside [0, width): XLA's result, not C's."""
+    def run(x, y):
+        if x.dtype.kind not in "iu" or ((y < 0) | (y >= 8 * x.dtype.itemsize)).any():
+            return None
+        as_ = np.dtype(f"{kind or x.dtype.kind}{x.dtype.itemsize}")
+        return fn(x.view(as_), y.astype(as_)).view(x.dtype)
+    return run
+
+
+KERNELS.update(shift_left=_shift(np.left_shift), shift_right_arithmetic=_shift(
+    np.right_shift, "i"), shift_right_logical=_shift(np.right_shift, "u"))
+
+
+@kernel("complex")
+def _complex(x, y):
+    out = np.empty(x.shape, np.result_type(x, np.complex64))
+    out.real, out.imag = x, y
+    return out
 
 
 @kernel("dot_general")
@@ -469,5 +515,4 @@ def _same_where_repeated(flat, values) -> bool:
     return bool((ordered[1:][repeated] == ordered[:-1][repeated]).all())
 
 
-KERNELS["scatter"] = _point_scatter(None)
-KERNELS["scatter_add"] = _point_scatter(np.add)
+KERNELS.update(scatter=_point_scatter(None), scatter_add=_point_scatter(np.add))
