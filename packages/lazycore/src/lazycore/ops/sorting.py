@@ -14,23 +14,14 @@ def _sort(*xs, dimension, is_stable=True, num_keys=1, descending=False):
     if descending:  # stable descending = ascending sort of the reversed order keys
         out = lax.sort(tuple(_flip_key(x) for x in xs[:num_keys]) + tuple(xs[num_keys:]),
                        dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-        return tuple(_unflip_key(o, x) for o, x in zip(out[:num_keys], xs, strict=False)) \
-            + tuple(out[num_keys:])
+        return tuple(_flip_key(o) for o in out[:num_keys]) + tuple(out[num_keys:])
     return tuple(lax.sort(xs, dimension=dimension, is_stable=is_stable, num_keys=num_keys))
 
 
 def _flip_key(x):
-    if x.dtype == bool:
-        return ~x
-    if x.dtype.kind == "u":
-        return ~x
-    if x.dtype.kind == "i":
-        return ~x  # ~x = -x-1 keeps order reversal exact without overflow
-    return -x
-
-
-def _unflip_key(sorted_key, original):
-    return _flip_key(sorted_key)
+    """Reverses the order exactly and is its own inverse: ``~x = -x-1`` for integers (no
+    overflow), ``not`` for booleans, ``-x`` for floats."""
+    return ~x if x.dtype == bool or x.dtype.kind in "iu" else -x
 
 
 sort = defop("sort", FAMILY, jax_rule(_sort), _sort, multi_output=True)
