@@ -174,10 +174,7 @@ def _to_device(value):
     which a later program may donate)."""
     if isinstance(value, jax.Array):
         return value
-    value = np.asarray(value)
-    if not value.flags.owndata or not value.flags.c_contiguous:
-        value = np.array(value, order="C", copy=True)
-    return jax.device_put(value)
+    return jax.device_put(np.require(value, requirements="CO"))  # C order, owning its data
 
 
 # -- kernels: NumPy where its semantics are XLA's --------------------------------------
@@ -456,14 +453,22 @@ def _dynamic_update_slice(x, update, *starts, owned=False):
     XLA clamps it so the whole update lies inside the operand."""
     if update.dtype != x.dtype or any(s.dtype.kind not in "iu" for s in starts):
         return None
-    index = []
-    for size, width, start in zip(x.shape, update.shape, starts, strict=True):
-        lo = int(start)
-        lo = min(max(lo + size if lo < 0 else lo, 0), size - width)
-        index.append(slice(lo, lo + width))
     out = x if owned else np.array(x, copy=True)
-    out[tuple(index)] = update
+    out[_window(x.shape, update.shape, starts)] = update
     return out
+
+
+@kernel("dynamic_slice")
+def _dynamic_slice(x, *starts, slice_sizes):
+    return x[_window(x.shape, slice_sizes, starts)]  # a view, as _slice's
+
+
+def _window(shape, widths, starts) -> tuple:
+    """Each start counted from the end once if negative, then clamped so the whole
+    window lies inside (XLA's dynamic slices)."""
+    lows = [min(max(int(s) + n if int(s) < 0 else int(s), 0), n - w)
+            for n, w, s in zip(shape, widths, starts, strict=True)]
+    return tuple(slice(lo, lo + w) for lo, w in zip(lows, widths, strict=True))
 
 
 def _point_scatter(combine):

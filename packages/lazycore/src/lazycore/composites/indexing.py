@@ -258,12 +258,12 @@ _BASIC_PLANS: dict = {}
 
 
 def _basic_plan(shape: tuple, sig: tuple):
-    """(slice attrs or None, flipped dims, result shape) of ``x[key]`` for a basic
-    signature: computed once per (shape, key); IndexError as NumPy's."""
+    """(slice attrs or None, flipped dims, result shape, integer indices) of ``x[key]``
+    for a basic signature: computed once per (shape, key); IndexError as NumPy's."""
     if len(sig) > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
                          f"but {len(sig)} were indexed")
-    starts, limits, strides, flips, out = [], [], [], [], []
+    starts, limits, strides, flips, out, ints = [], [], [], [], [], {}
     for d, size in enumerate(shape):
         k = sig[d] if d < len(sig) else (None, None, None)
         if type(k) is tuple:
@@ -283,8 +283,9 @@ def _basic_plan(shape: tuple, sig: tuple):
             if not -size <= k < size:
                 raise IndexOutOfRange(f"index {k} is out of bounds for axis {d} with size "
                                       f"{size}", op="getitem")
-            starts.append(k % size)
-            limits.append(k % size + 1)
+            ints[d] = k % size  # read at a parameter: x[i] in a loop is one program
+            starts.append(0)
+            limits.append(size)
             strides.append(1)
             flips.append(False)
     whole = all(s == 0 for s in starts) and tuple(limits) == tuple(shape) and all(
@@ -294,7 +295,7 @@ def _basic_plan(shape: tuple, sig: tuple):
     flip_dims = tuple(d for d, f in enumerate(flips) if f)
     if len(_BASIC_PLANS) > 4096:
         _BASIC_PLANS.clear()
-    plan = _BASIC_PLANS[(shape, sig)] = (attrs, flip_dims, tuple(out))
+    plan = _BASIC_PLANS[(shape, sig)] = (attrs, flip_dims, tuple(out), ints)
     return plan
 
 
@@ -302,8 +303,12 @@ def _basic_getitem(x: Tensor, sig: tuple) -> Tensor:
     plan = _BASIC_PLANS.get((x.shape, sig))
     if plan is None:
         plan = _basic_plan(x.shape, sig)
-    attrs, flip_dims, shape = plan
+    attrs, flip_dims, shape, ints = plan
     y = x if attrs is None else ops.slice(x, **attrs)
+    if ints:
+        starts = [scalar(ints.get(d, 0), np.int64, bake=d not in ints) for d in range(y.ndim)]
+        y = ops.dynamic_slice(y, *starts, slice_sizes=tuple(
+            1 if d in ints else n for d, n in enumerate(y.shape)))
     if flip_dims:
         y = ops.rev(y, dimensions=flip_dims)
     return y if y.shape == shape else ops.reshape(y, new_sizes=shape)
@@ -347,8 +352,7 @@ def getitem(x: Tensor, key, nonzero=None) -> Tensor:
             else:
                 n = max(0, -(-(lo - hi) // -st))
                 # reversed: take the same elements ascending, then flip
-                first = lo + (n - 1) * st if n else 0
-                starts.append(first if n else 0)
+                starts.append(lo + (n - 1) * st if n else 0)
                 limits.append(lo + 1 if n else 0)
                 strides.append(-st)
                 flips.append(True)
@@ -382,7 +386,6 @@ def getitem(x: Tensor, key, nonzero=None) -> Tensor:
         y = ops.rev(y, dimensions=flip_dims)
     # 2) advanced indexing on the kept dims
     if adv:
-        adv_dims = [d for d, _ in adv]
         tensors = []
         for d, idx in adv:
             if isinstance(idx, np.ndarray):
@@ -397,21 +400,19 @@ def getitem(x: Tensor, key, nonzero=None) -> Tensor:
         kept = [d for d in range(x.ndim) if d not in int_dims]
         if int_dims:
             y = ops.reshape(y, new_sizes=tuple(y.shape[d] for d in kept))
-        pos = [kept.index(d) for d in adv_dims]
+        pos = [kept.index(d) for d, _ in adv]
         g = gather_points(y, pos, tensors)
         nb = g.ndim - (y.ndim - len(pos))
         plan = [p for p in out_shape_plan]
         adjacent = _adjacent([i for i, p in enumerate(plan) if p[0] == "adv"], plan)
-        # result: index dims then the remaining kept dims in order
-        rest = [p for p in plan if p[0] != "adv"]
         if adjacent:
             first = next(i for i, p in enumerate(plan) if p[0] == "adv")
             insert_at = sum(1 for p in plan[:first] if p[0] == "dim")
             g = _move_front(g, nb, insert_at)
             plan = [p for p in plan[:first] if p[0] != "adv"] + [("idx",)] + \
                 [p for p in plan[first:] if p[0] != "adv"]
-        else:
-            plan = [("idx",)] + rest
+        else:  # result: index dims then the remaining kept dims in order
+            plan = [("idx",)] + [p for p in plan if p[0] != "adv"]
         return _apply_plan(g, plan, nb)
     shape = []
     dims_iter = iter(s for d, s in enumerate(y.shape) if d not in int_dims)
