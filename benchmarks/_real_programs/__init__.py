@@ -16,4 +16,5 @@ Each module holds one program and what the ``real_programs`` benchmark and
 """
 
 PROGRAMS = ("game_of_life", "mandelbrot", "softmax_loss", "softmax_regression",
-            "two_layer_net", "nbody", "kmeans", "heat_diffusion", "black_scholes")
+            "two_layer_net", "nbody", "kmeans", "heat_diffusion", "black_scholes",
+            "mnist_scratch")

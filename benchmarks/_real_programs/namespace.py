@@ -41,6 +41,7 @@ def _random(lnp) -> types.ModuleType:
             setattr(mod, name, getattr(numpy.random, name))
     for name in DRAWS:
         setattr(mod, name, _wrapping(getattr(numpy.random, name), lnp))
+    mod.default_rng = lnp.random.default_rng  # NumPy's generator, drawing LazyArrays
     return mod
 
 
