@@ -208,14 +208,22 @@ def test_siamese_losses():
 
 
 @pytest.mark.parametrize("num_classes", [-1, 7])
-def test_one_hot_and_embedding_padding_idx(num_classes):
+def test_one_hot_and_embedding_padding_idx_max_norm(num_classes):
+    """``padding_idx`` rows get no gradient; ``max_norm`` renormalizes the rows read, in
+    place, before the lookup (``embedding_renorm_``, lowered: it fell back)."""
     def program(device):
         idx = torch.tensor([[0, 2, 4, 5], [4, 3, 2, 6]]).to(device)
         emb = nn.Embedding(7, 3, padding_idx=2).to(device)
-        opt = torch.optim.SGD(emb.parameters(), 0.5)
+        capped = nn.Embedding(7, 3, max_norm=1.0).to(device)
+        w = torch.randn(7, 3, generator=_gen(8)).to(device).requires_grad_()
+        opt = torch.optim.SGD([*emb.parameters(), *capped.parameters(), w], 0.5)
         onehot = F.one_hot(idx, num_classes).float()
-        losses = _train(opt, lambda: (emb(idx) * onehot.sum(-1, keepdim=True)).pow(2).sum())
-        return losses, F.one_hot(idx, num_classes), _state(emb)
+
+        def loss():
+            return ((emb(idx) * onehot.sum(-1, keepdim=True)).pow(2).sum() + capped(idx).sum()
+                    + F.embedding(idx, w, padding_idx=0, max_norm=0.5, norm_type=1.0).sum())
+        losses = _train(opt, loss)
+        return losses, F.one_hot(idx, num_classes), _state(emb, capped), w, w.grad
 
     check(program, fallbacks=["_assert_async.msg"] if num_classes < 0 else ())
 
@@ -232,3 +240,20 @@ def test_linalg_qr(shape, dtype):
         return reduced, complete, a.grad
 
     check(program, fallbacks=["linalg_solve_triangular.default"])
+
+
+@pytest.mark.parametrize("factory", ["zeros_like", "ones_like", "empty_like", "rand_like",
+                                     "randn_like", "full_like", "randint_like"])
+def test_like_factory_for_another_device(factory):
+    """``torch.zeros_like(x, device="cpu")`` of a lazy ``x`` is a CPU tensor, as eager's
+    of a CUDA tensor (the CPU fallback's result was wrapped back onto the lazy device, and
+    ``rand_like``/``randn_like`` drew there); random ones draw from the CPU generator."""
+    extra = {"full_like": (2.5,), "randint_like": (5,)}.get(factory, ())
+    x = torch.zeros(2, 3, dtype=torch.float64)
+    torch.manual_seed(0)
+    expected = getattr(torch, factory)(x, *extra, device="cpu")
+    torch.manual_seed(0)
+    got = getattr(torch, factory)(x.to(lazy_torch.device()), *extra, device="cpu")
+    assert type(got) is torch.Tensor and got.device.type == "cpu" and got.dtype == expected.dtype
+    if factory != "empty_like":
+        assert torch.equal(got, expected)

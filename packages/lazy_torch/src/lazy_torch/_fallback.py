@@ -13,7 +13,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 import lazycore as lc
 
 from ._convert import cpu_to_numpy, np_dtype, numpy_to_cpu, torch_dtype
-from ._tensor import LazyTensor, read, wrap, write
+from ._tensor import LazyTensor, read, to_cpu, wrap, write
 
 
 def store(dst, value: lc.Tensor, func=None) -> None:
@@ -48,6 +48,11 @@ def _pretty(dtype) -> str:
 def fallback(func, args, kwargs):
     """Run ``func`` eagerly on CPU copies (counted as ``fallback::aten::<op>``)."""
     flat, spec = tree_flatten((args, kwargs))
+    if kwargs.get("device") is not None and torch.device(kwargs["device"]).type != "lazy":
+        # a factory for another device (``zeros_like(x, device="cpu")``): eager's tensor there
+        cpu_args, cpu_kwargs = tree_unflatten([to_cpu(v) if isinstance(v, LazyTensor) else v
+                                               for v in flat], spec)
+        return func(*cpu_args, **cpu_kwargs)
     lazy_pos = [i for i, v in enumerate(flat) if isinstance(v, LazyTensor)]
     schema_args = func._schema.arguments
     written = [i for i, a in enumerate(schema_args) if a.alias_info is not None

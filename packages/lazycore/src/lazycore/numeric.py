@@ -122,6 +122,7 @@ from .composites.nn import (
     batch_norm,
     dropout,
     elu,
+    embedding_renorm,
     gelu,
     layer_norm,
     layer_norm_backward,

@@ -12,53 +12,30 @@ def _dtype(x, dtype):
     return to_np(dtype) if dtype is not None else x.dtype
 
 
-def _on_lazy(device) -> bool:
+def on_lazy(device) -> bool:
     import torch
 
     return device is None or torch.device(device).type == "lazy"
 
 
-@lower("full_like.default")
-def full_like(x, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
+def _factory(fill=None, sized=False):
+    """``*_like`` (``x``'s shape) or ``new_*`` (``sized``: the size argument) filled with
+    ``fill``, or with the fill argument (``full_like``, ``new_full``) when it is None."""
+    def build(x, *args, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None):
-    if not _on_lazy(device):
-        return NotImplemented
-    return num.full(x.shape, fill_value, _dtype(x, dtype))
+        if not on_lazy(device):
+            return NotImplemented
+        shape = tuple(args[0]) if sized else x.shape
+        return num.full(shape, args[sized] if fill is None else fill, _dtype(x, dtype))
+    return build
 
 
-@lower("zeros_like.default")
-def zeros_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    if not _on_lazy(device):
-        return NotImplemented
-    return num.full(x.shape, 0, _dtype(x, dtype))
-
-
-@lower("ones_like.default")
-def ones_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    if not _on_lazy(device):
-        return NotImplemented
-    return num.full(x.shape, 1, _dtype(x, dtype))
-
-
-@lower("new_zeros.default")
-def new_zeros(x, size, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if not _on_lazy(device):
-        return NotImplemented
-    return num.full(tuple(size), 0, _dtype(x, dtype))
-
-
-@lower("new_ones.default")
-def new_ones(x, size, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if not _on_lazy(device):
-        return NotImplemented
-    return num.full(tuple(size), 1, _dtype(x, dtype))
-
-
-@lower("new_full.default")
-def new_full(x, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if not _on_lazy(device):
-        return NotImplemented
-    return num.full(tuple(size), fill_value, _dtype(x, dtype))
+lower("full_like.default")(_factory())
+lower("zeros_like.default")(_factory(0))
+lower("ones_like.default")(_factory(1))
+lower("new_zeros.default")(_factory(0, sized=True))
+lower("new_ones.default")(_factory(1, sized=True))
+lower("new_full.default")(_factory(sized=True))
 
 
 @lower("scalar_tensor.default", "prims.scalar_tensor.default")

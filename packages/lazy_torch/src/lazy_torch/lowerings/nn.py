@@ -299,6 +299,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                    num.take(weight, indices, 0), negative=False)
 
 
+@lower("embedding_renorm.default", "embedding_renorm_.default")
+def embedding_renorm(weight, indices, max_norm, norm_type):
+    return num.embedding_renorm(weight, indices, max_norm, norm_type)  # F.embedding(max_norm=)
+
+
 @lower("native_dropout.default")
 def native_dropout(x, p, train):
     if not D.is_floating(x.dtype):

@@ -10,6 +10,7 @@ import lazycore as lc
 
 from .._convert import torch_dtype
 from .common import D, full_like, num, ops, to_np
+from .creation import on_lazy
 from .registry import lower
 
 GENERATOR = lc.random.Generator(0)
@@ -66,7 +67,7 @@ def rand_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memor
     """AOTAutograd's dropout (``rand_like(x) > p``): drawn on the lazy generator, not a
     CPU fallback that would read ``x``'s values."""
     dtype = to_np(dtype) if dtype is not None else x.dtype
-    if not D.is_floating(dtype):
+    if not D.is_floating(dtype) or not on_lazy(device):
         return NotImplemented  # complex draws both parts; integers raise eager's error
     return _uniform(x.shape, dtype)
 
@@ -74,7 +75,7 @@ def rand_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memor
 @lower("randn_like.default")
 def randn_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     dtype = to_np(dtype) if dtype is not None else x.dtype
-    if not D.is_floating(dtype):
+    if not D.is_floating(dtype) or not on_lazy(device):
         return NotImplemented
     draw_dtype = dtype if dtype in (D.float32, D.float64) else D.float32
     return num.cast(GENERATOR.normal(x.shape, draw_dtype), dtype)

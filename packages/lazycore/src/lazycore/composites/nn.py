@@ -9,7 +9,8 @@ from .. import ops
 from ..dtypes import canonical
 from ..tensor import Tensor
 from .broadcasting import broadcast_to, cast, full, full_like
-from .reductions import mean, normalize_axes, reduce, shift_max, var
+from .indexing import index_copy, take
+from .reductions import mean, normalize_axes, reduce, shift_max, var, vector_norm
 
 _NARROW = frozenset({np.dtype(np.float16), canonical("bfloat16")})
 
@@ -71,9 +72,8 @@ def softmax_backward(grad: Tensor, output: Tensor, axis: int, log: bool = False)
     """The input gradient of ``softmax`` (``grad*out - out*sum(grad*out)``) or, with
     ``log``, of ``log_softmax`` (``grad - exp(out)*sum(grad)``) from its output."""
     def sum_back(t):
-        if t.ndim == 0:
-            return t
-        return broadcast_to(reduce("reduce_sum", t, (axis,), keepdims=True), t.shape)
+        return t if t.ndim == 0 else broadcast_to(reduce("reduce_sum", t, (axis,), keepdims=True),
+                                                  t.shape)
 
     if log:
         return ops.sub(grad, ops.mul(ops.exp(output), sum_back(grad)))
@@ -147,21 +147,30 @@ def batch_norm(x: Tensor, mean_: Tensor, var_: Tensor, weight=None, bias=None,
     reciprocal (a per-channel vector, not a second full-size product). The statistics
     and affine terms are vectors along ``channel_axis``, or with ``channel_axis=None``
     tensors that broadcast against ``x`` (TF's ``batch_normalization``)."""
-    if channel_axis is None:
-        def bcast(t):
-            return broadcast_to(t, x.shape)
-    else:
-        c = channel_axis % x.ndim
-        shape = tuple(s if i == c else 1 for i, s in enumerate(x.shape))
+    shape = None if channel_axis is None else tuple(
+        s if i == channel_axis % x.ndim else 1 for i, s in enumerate(x.shape))
 
-        def bcast(t):
-            return broadcast_to(ops.reshape(t, new_sizes=shape), x.shape)
+    def bcast(t):
+        return broadcast_to(t if shape is None else ops.reshape(t, new_sizes=shape), x.shape)
 
     inv = ops.rsqrt(ops.add(var_, full_like(var_, eps)))
     if weight is not None:
         inv = ops.mul(inv, broadcast_to(weight, inv.shape) if channel_axis is None else weight)
     y = ops.mul(ops.sub(x, bcast(mean_)), bcast(inv))
     return y if bias is None else ops.add(y, bcast(bias))
+
+
+def embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float, ord: float = 2) -> Tensor:
+    """``weight`` with each row ``indices`` reads whose ``ord``-norm exceeds ``max_norm``
+    scaled by ``max_norm / (norm + 1e-7)``, the scale computed in float64 and rounded to
+    ``weight``'s dtype (PyTorch's ``embedding_renorm_``: ``F.embedding(max_norm=)``)."""
+    index = ops.reshape(indices, new_sizes=(indices.size,))
+    rows = take(weight, index, 0)
+    norm = cast(vector_norm(rows, ord, 1, keepdims=True), np.float64)
+    scale = ops.select(ops.gt(norm, full_like(norm, max_norm)), ops.div(
+        full_like(norm, max_norm), ops.add(norm, full_like(norm, 1e-7))), full_like(norm, 1))
+    return index_copy(weight, 0, index,
+                      ops.mul(rows, broadcast_to(cast(scale, weight.dtype), rows.shape)))
 
 
 def dropout(x: Tensor, p: float, key: Tensor, noise_shape=None, return_mask: bool = False):
