@@ -548,3 +548,21 @@ def test_a_per_sample_loop_compiles_once():
     assert got[0] == want[0]
     numpy.testing.assert_allclose(numpy.asarray(got[1]), want[1], rtol=1e-12)
     numpy.testing.assert_array_equal(numpy.asarray(lX[-1, ::-1]), X[-1, ::-1])
+
+
+@pytest.mark.parametrize("key", ["whole", "T", "row", "col", "0d"])
+def test_ascontiguousarray_shares_memory_as_numpys(key):
+    """With ``import lazy_numpy as np``, ``np.ascontiguousarray`` was NumPy's: a host copy
+    the program went on with eagerly, which a write into it never took back to ``a``."""
+    take = {"whole": lambda a: a, "T": lambda a: a.T, "row": lambda a: a[1],
+            "col": lambda a: a[:, 1], "0d": lambda a: a[0, 0]}[key]
+    seen = []
+    for np in (numpy, lazy_numpy):
+        a = np.arange(12.0).reshape(3, 4)
+        r = np.ascontiguousarray(take(a))
+        assert isinstance(r, numpy.ndarray if np is numpy else lazy_numpy.LazyArray)
+        r[...] = -1
+        seen.append((numpy.asarray(a).copy(), numpy.asarray(r).copy()))
+    (wa, wr), (ga, gr) = seen
+    numpy.testing.assert_array_equal(ga, wa)
+    numpy.testing.assert_array_equal(gr, wr)

@@ -37,6 +37,7 @@ from ._creation import (
     array,
     asanyarray,
     asarray,
+    ascontiguousarray,
     empty,
     empty_like,
     eye,
@@ -108,7 +109,8 @@ def mark_sharding(a: LazyArray, mesh: _lc.Mesh, spec) -> LazyArray:
 
 FUNCTIONS = _registry.FUNCTIONS
 __all__ = [
-    "FUNCTIONS", "LazyArray", "arange", "array", "asanyarray", "asarray", "empty",
+    "FUNCTIONS", "LazyArray", "arange", "array", "asanyarray", "asarray",
+    "ascontiguousarray", "empty",
     "empty_like", "eye", "fromfunction", "full", "full_like", "geomspace", "identity",
     "indices", "linspace", "logspace", "metrics", "ndarray", "newaxis", "ones", "ones_like",
     "random", "sync", "tri", "zeros", "zeros_like",

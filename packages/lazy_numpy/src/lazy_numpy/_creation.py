@@ -99,6 +99,15 @@ def asanyarray(a, dtype=None, order=None, *, like=None):
     return asarray(a, dtype)
 
 
+@numpys_for_host_dtypes(np.ascontiguousarray)
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``np.ascontiguousarray``: ``a`` itself if it is a C-contiguous LazyArray of that
+    dtype (writes through the result reach ``a``, as NumPy's), else a copy; at least 1-d."""
+    out = asarray(a, dtype)
+    out = out.copy() if out is a and not a.flags.c_contiguous else out
+    return out if out.ndim else out.reshape(1)
+
+
 @numpys_for_host_dtypes(np.full)
 @numpy_errors
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None) -> LazyArray:
