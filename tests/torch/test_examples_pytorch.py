@@ -257,3 +257,29 @@ def test_like_factory_for_another_device(factory):
     assert type(got) is torch.Tensor and got.device.type == "cpu" and got.dtype == expected.dtype
     if factory != "empty_like":
         assert torch.equal(got, expected)
+
+
+def test_gcn_sparse_adjacency_raises_clearly():
+    """A GCN (pygcn style) moves its sparse adjacency to the device and multiplies with
+    ``torch.spmm``: sparse tensors are not supported on the lazy device, and each way in
+    raises NotImplementedError naming them (it raised PyTorch's 'Could not run ... with
+    arguments from the Sparselazy backend', or a TypeError from NumPy); the same program
+    on the dense adjacency matches eager."""
+    dev = lazy_torch.device()
+    idx = torch.tensor([[0, 1, 1, 2, 3], [1, 0, 2, 1, 3]])
+    adj = torch.sparse_coo_tensor(idx, torch.rand(5, generator=_gen(1)), (4, 4))
+    x = torch.rand(4, 3, generator=_gen(2))
+    for attempt in (lambda: adj.to(dev), lambda: torch.spmm(adj, x.to(dev)),
+                    lambda: torch.sparse_coo_tensor(idx.to(dev), torch.ones(5, device=dev)),
+                    lambda: x.to(dev).to_sparse()):
+        with pytest.raises(NotImplementedError, match="sparse tensors are not supported"):
+            attempt()
+
+    def program(device):
+        a, layer = adj.to_dense().to(device), nn.Linear(3, 2).to(device)
+        opt = torch.optim.Adam(layer.parameters(), 1e-2)
+        y = torch.tensor([0, 1, 1, 0]).to(device)
+        losses = _train(opt, lambda: F.cross_entropy(torch.sparse.mm(a, layer(x.to(device))), y))
+        return losses, _state(layer)
+
+    check(program)

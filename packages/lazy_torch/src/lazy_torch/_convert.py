@@ -31,8 +31,15 @@ def torch_dtype(dtype) -> torch.dtype:
     return TO_TORCH[np.dtype(dtype)]
 
 
+def sparse_error(where: str) -> NotImplementedError:
+    return NotImplementedError(f"lazy_torch: sparse tensors are not supported on the lazy "
+                               f"device ({where}); use .to_dense()")
+
+
 def cpu_to_numpy(t: torch.Tensor) -> np.ndarray:
     """A host CPU tensor as a NumPy array (bfloat16 via ml_dtypes)."""
+    if t.layout != torch.strided:  # torch.spmm(cpu_sparse, lazy)
+        raise sparse_error(f"a {t.layout} operand")
     t = t.detach().resolve_conj().resolve_neg()  # each returns t itself when its bit is unset
     if t.dtype == torch.bfloat16:
         return t.contiguous().view(torch.int16).numpy().view(lc.dtypes.bfloat16)

@@ -12,7 +12,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 
 import lazycore as lc
 
-from ._convert import cpu_to_numpy, np_dtype, numpy_to_cpu, torch_dtype
+from ._convert import cpu_to_numpy, np_dtype, numpy_to_cpu, sparse_error, torch_dtype
 from ._tensor import LazyTensor, read, to_cpu, wrap, write
 
 
@@ -53,6 +53,8 @@ def fallback(func, args, kwargs):
         cpu_args, cpu_kwargs = tree_unflatten([to_cpu(v) if isinstance(v, LazyTensor) else v
                                                for v in flat], spec)
         return func(*cpu_args, **cpu_kwargs)
+    if kwargs.get("layout", torch.strided) != torch.strided:  # a sparse tensor on the device
+        raise sparse_error(f"aten::{func.__name__}")
     lazy_pos = [i for i, v in enumerate(flat) if isinstance(v, LazyTensor)]
     schema_args = func._schema.arguments
     written = [i for i, a in enumerate(schema_args) if a.alias_info is not None
@@ -80,6 +82,8 @@ def fallback(func, args, kwargs):
 
 def _host(v):
     if isinstance(v, torch.Tensor):
+        if v.layout != torch.strided:  # to_sparse()
+            raise sparse_error(f"a {v.layout} result")
         return cpu_to_numpy(v)
     if isinstance(v, list | tuple):
         return type(v)(_host(x) for x in v)

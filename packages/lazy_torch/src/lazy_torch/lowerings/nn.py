@@ -62,7 +62,7 @@ def _plus_product(product, x, a, b, beta, alpha):
     return num.cast(out, dtype)
 
 
-@lower("addmm.default", "addmm_.default")
+@lower("addmm.default", "addmm_.default", "_sparse_addmm.default")  # sparse.mm of dense
 def addmm(bias, a, b, *, beta=1, alpha=1):
     return _plus_product(mm, bias, a, b, beta, alpha)
 
