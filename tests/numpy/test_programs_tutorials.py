@@ -566,3 +566,16 @@ def test_ascontiguousarray_shares_memory_as_numpys(key):
     (wa, wr), (ga, gr) = seen
     numpy.testing.assert_array_equal(ga, wa)
     numpy.testing.assert_array_equal(gr, wr)
+
+
+def test_view_as_void_rows_finds_unique_rows_as_numpy():
+    """The unique-rows idiom (each row's bytes as one np.void): view(dtype) to a dtype no
+    LazyArray holds raised DTypeError; it is NumPy's view of the values."""
+    host = numpy.random.default_rng(1).integers(0, 2, (8, 3))
+    got = []
+    for np, Z in ((numpy, host.copy()), (lazy_numpy, lazy_numpy.asarray(host))):
+        T = np.ascontiguousarray(Z).view(np.dtype((np.void, Z.dtype.itemsize * Z.shape[1])))
+        _, idx = np.unique(T, return_index=True)
+        got.append((numpy.asarray(Z[np.sort(idx)]), T.dtype, T.shape))
+    numpy.testing.assert_array_equal(got[1][0], got[0][0])
+    assert got[1][1:] == got[0][1:]

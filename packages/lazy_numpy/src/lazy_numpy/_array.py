@@ -305,9 +305,7 @@ class LazyArray(np.lib.mixins.NDArrayOperatorsMixin):
     def view(self, dtype=None, type=None):  # noqa: A002 - NumPy's name
         if type is not None and type is not np.ndarray:
             raise TypeError("LazyArray.view: ndarray subclasses (type=) are not supported")
-        if dtype is None:
-            return _views.same_view(self)
-        return _views.view_dtype(self, dtype)
+        return _views.same_view(self) if dtype is None else _views.view_dtype(self, dtype)
 
     def to_device(self, device, /, *, stream=None):
         return self
