@@ -32,7 +32,7 @@ from ._tensor import (
     relayout,
     wrap,
 )
-from ._views import view_meta
+from ._views import freeze, view_meta
 from .lowerings import LOWERINGS
 from .lowerings.foreach import foreach, is_foreach
 from .lowerings.special import SPECIAL
@@ -80,9 +80,8 @@ def _wrap_negative_unsigned(args, kwargs):
     wrapping (c10's checked conversion: ``uint8.fill_(-1)`` is 255, ``clamp(-1, 1)``
     clamps to 255 then 1); the core raises OverflowError there. (args, kwargs) with those
     ints wrapped into the op's unsigned dtype, or None where nothing applies."""
-    dtype = kwargs.get("dtype")
-    if dtype is None:
-        dtype = next((a.dtype for a in args if isinstance(a, torch.Tensor)), None)
+    dtype = kwargs.get("dtype") or next((a.dtype for a in args if isinstance(a, torch.Tensor)),
+                                        None)
     bits = _UNSIGNED.get(dtype)
     if bits is None:
         return None
@@ -283,18 +282,25 @@ def _view_handler(func):
         return lambda f, args, kwargs: math_view(args[0], *math)
     low = LOWERINGS.get(func)
     own_kind = func is aten.view.dtype  # eager's is the current mode's kind, not src's
+    known: dict = {}  # a whole storage's aval and the arguments -> (metas, kind)
 
     def view(f, args, kwargs):
         src = args[0]
-        metas = view_meta(func, src, args[1:], kwargs)
-        kind = None
         inference = _inference_enabled() if own_kind else None
-        if type(metas) is tuple and src._math is None:
-            kind = layout_kind(src._cell, *metas)
-            if kind == FULL or kind == RESHAPE and src._kind != RESHAPE:
-                # the whole storage, or all of it reshaped (from a reshape: its lowering)
-                value = lc.ops.reshape(src._cell.value, new_sizes=metas[0]) if kind else None
-                return make_view(src, value, *metas, kind, inference)
+        try:  # a FULL tensor's layout is its aval's: no layout queries, one lookup
+            key = (src._lc.node.aval, *map(freeze, args[1:])) \
+                if src._kind == FULL and not kwargs else None
+            metas, kind = known[key]
+        except (KeyError, TypeError):
+            metas = view_meta(func, src, args[1:], kwargs)
+            kind = layout_kind(src._cell, *metas) \
+                if type(metas) is tuple and src._math is None else None
+            if key is not None and len(known) < 4096:
+                known[key] = metas, kind
+        if kind == FULL or kind == RESHAPE and src._kind != RESHAPE:
+            # the whole storage, or all of it reshaped (from a reshape: its lowering)
+            value = lc.ops.reshape(src._cell.value, new_sizes=metas[0]) if kind else None
+            return make_view(src, value, *metas, kind, inference)
         values = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
         if isinstance(metas, list):
             if values is NotImplemented:

@@ -211,13 +211,10 @@ def make_view(src: LazyTensor, value: lc.Tensor | None, size, stride, offset,
               dtype: torch.dtype, kind: int | None = None, inference=None) -> LazyTensor:
     """A tensor sharing ``src``'s storage, laid out as (size, stride, offset) in ``dtype``'s
     items (``kind``: its ``layout_kind`` where the caller has it); ``value`` may be None
-    where that says FULL (the whole storage)."""
-    size, stride = tuple(size), tuple(stride)
-    cell = src._cell
+    where that says FULL (the whole storage); ``size`` and ``stride`` are tuples."""
     t = _make_view(src, size, inference, strides=stride, storage_offset=offset, dtype=dtype)
-    if src._math is not None:
-        t._math = src._math
-    _attach(t, cell, value, size, stride, offset, dtype, kind)
+    t._math = src._math
+    _attach(t, src._cell, value, size, stride, offset, dtype, kind)
     return t
 
 
@@ -229,10 +226,8 @@ def alias(src: LazyTensor, detach: bool = False) -> LazyTensor:
     t = _make_view(src, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
                    dtype=src.dtype, inference=False if normal else None)
     t._lc = read(src)
-    t._cell = cell = src._cell
-    t._kind = src._kind
-    t._math = src._math
-    t._ver = cell.version
+    t._cell, t._kind, t._math = src._cell, src._kind, src._math
+    t._ver = src._cell.version
     return t
 
 

@@ -13,12 +13,12 @@ import torch
 _CACHE: dict = {}
 
 
-def _freeze(v):
+def freeze(v):
     kind = type(v)
     if kind is list or kind is tuple:
         for x in v:  # sizes and dims (all ints) are the common case: one frame, no genexpr
             if type(x) is not int:
-                return tuple(map(_freeze, v))
+                return tuple(map(freeze, v))
         return tuple(v)
     if isinstance(v, torch.Tensor):
         raise TypeError("tensor argument")
@@ -45,8 +45,8 @@ def view_meta(func, t, args, kwargs):
     None where the op did not alias its input."""
     try:
         key = (id(func), t.shape, t.stride(), t.storage_offset(), t.dtype,  # _HANDLERS keeps ops
-               _freeze(args) if args else (),
-               _freeze(tuple(sorted(kwargs.items()))) if kwargs else ())
+               freeze(args) if args else (),
+               freeze(tuple(sorted(kwargs.items()))) if kwargs else ())
         hit = _CACHE.get(key)
     except TypeError:
         key, hit = None, None
