@@ -21,6 +21,25 @@ from .ops.registry import OPS, defop
 from .tensor import Tensor
 
 
+def _through_values(roots, wrt, stop) -> set:
+    """Positions of ``wrt`` reached from ``roots`` through derivative-carrying values: the
+    gradient is None (TF's) past an integer/bool value or a piecewise-constant op, where
+    JAX's is a zero (``argmax``, a comparison, ``floor``) that would hide the missing path."""
+    pos, seen, found, stack = {id(n): i for i, n in enumerate(wrt)}, set(), set(), list(roots)
+    while stack:
+        node = stack.pop()
+        if id(node) in pos:
+            found.add(pos[id(node)])
+        elif id(node) not in seen and id(node) not in stop and node.op not in _STEPS and (
+                type(node.aval) is tuple or is_inexact(node.aval.dtype)):
+            seen.add(id(node))
+            stack.extend(node.operands)
+    return found
+
+
+_STEPS = frozenset({"floor", "ceil", "round_half_even", "round_half_away"})
+
+
 def _cut_program(outputs: list[Node], wrt: list[Node], stop: frozenset = frozenset(),
                  reuse: bool = False):
     """Instructions for the interior between ``wrt`` (cut points) and ``outputs``.
@@ -279,6 +298,8 @@ def grad(outputs, inputs, output_grads=None, constants=(), rows=False) -> list:
     wrt = [n for k, n in enumerate(wrt_nodes) if k not in plan]
     wrt += [g for k in sorted(plan) for g in plan[k]]
     program, leaves, reached, outs = _cut_program(roots, wrt, stop, reuse=True)
+    live = _through_values(roots, wrt, stop)
+    reached = [r and k in live for k, r in enumerate(reached)]
     if not any(reached):
         return [None] * len(inputs)
     leaf_tensors = [Tensor(n) for n in leaves]

@@ -331,9 +331,7 @@ def summary() -> str:
             lines.append(f"  {total} implicit syncs at {site}{per_step} [{causes}]; each one"
                          f" waits for the device -- keep values on device and read them"
                          f" every N steps")
-    if not lines:
-        return ""
-    return "lazycore summary:\n" + "\n".join(lines)
+    return "" if not lines else "lazycore summary:\n" + "\n".join(lines)
 
 
 def _exit_summary() -> None:

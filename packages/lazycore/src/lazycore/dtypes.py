@@ -79,9 +79,7 @@ def category(d) -> int:
         return 0
     if is_integer(d):
         return 1
-    if is_floating(d):
-        return 2
-    return 3
+    return 2 if is_floating(d) else 3
 
 
 def finfo(d):

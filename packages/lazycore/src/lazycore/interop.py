@@ -22,9 +22,7 @@ def unwrap(obj) -> Tensor | None:
     if isinstance(obj, Tensor):
         return obj
     method = getattr(type(obj), PROTOCOL, None)
-    if method is None:
-        return None
-    return method(obj)
+    return None if method is None else method(obj)
 
 
 def adopt(obj) -> Tensor:

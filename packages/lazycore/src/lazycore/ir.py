@@ -180,9 +180,7 @@ def freeze(value):
         return tuple(freeze(v) for v in value.tolist())
     if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    return value
+    return float(value) if isinstance(value, np.floating) else value
 
 
 def freeze_attrs(attrs: dict) -> tuple:

@@ -39,9 +39,7 @@ class _Failure:
 
 
 def _default_to_host(leaf):
-    if isinstance(leaf, np.ndarray | np.generic):
-        return np.asarray(leaf)
-    return None  # not an array: passed through as it is
+    return np.asarray(leaf) if isinstance(leaf, np.ndarray | np.generic) else None  # else as is
 
 
 class DeviceLoader:

@@ -98,9 +98,7 @@ def report() -> str:
 def _ms(seconds: float) -> str:
     """A timer column; a value that is not measured (the per-op maximum of ``trace``,
     which the hot path does not track) prints as ``-``."""
-    if seconds != seconds:  # NaN
-        return f"{'-':>11}"
-    return f"{seconds * 1e3:>9.3f}ms"
+    return f"{'-':>11}" if seconds != seconds else f"{seconds * 1e3:>9.3f}ms"  # NaN
 
 
 def short_report() -> str:

@@ -397,9 +397,7 @@ def isfinite(x: Tensor) -> Tensor:
     """Finiteness test; a complex number is finite when both parts are; integers always."""
     if is_complex(x.dtype):
         return _and(ops.is_finite(ops.real(x)), ops.is_finite(ops.imag(x)))
-    if not is_floating(x.dtype):
-        return ops.eq(x, x)
-    return ops.is_finite(x)
+    return ops.eq(x, x) if not is_floating(x.dtype) else ops.is_finite(x)
 
 
 def ordered(op_name: str, x: Tensor, y: Tensor) -> Tensor:
@@ -527,9 +525,7 @@ def reciprocal(x: Tensor) -> Tensor:
         is_zero = ops.eq(x, full_like(x, 0))
         q = ops.div(full_like(x, 1), ops.select(is_zero, full_like(x, 1), x))
         return ops.select(is_zero, full_like(x, 0), q)
-    if is_complex(x.dtype):
-        return _complex_reciprocal(x)
-    return ops.div(full_like(x, 1), x)
+    return _complex_reciprocal(x) if is_complex(x.dtype) else ops.div(full_like(x, 1), x)
 
 
 def _complex_reciprocal(x):
@@ -579,9 +575,7 @@ def absolute(x: Tensor) -> Tensor:
     if is_bool(x.dtype) or is_unsigned(x.dtype):
         return x
     r = ops.abs(x)
-    if not is_complex(x.dtype):
-        return r
-    return ops.select(isinf(x), full_like(r, np.inf), r)
+    return r if not is_complex(x.dtype) else ops.select(isinf(x), full_like(r, np.inf), r)
 
 
 def exp(x: Tensor) -> Tensor:
@@ -631,9 +625,7 @@ def rint(x: Tensor) -> Tensor:
     """Round half to even; integers and booleans unchanged; complex part by part."""
     if is_complex(x.dtype):
         return ops.complex(ops.round_half_even(ops.real(x)), ops.round_half_even(ops.imag(x)))
-    if not is_floating(x.dtype):
-        return x
-    return ops.round_half_even(x)
+    return x if not is_floating(x.dtype) else ops.round_half_even(x)
 
 
 
