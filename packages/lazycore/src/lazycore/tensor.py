@@ -32,12 +32,7 @@ def _snapshot() -> list:
             break
         except RuntimeError:  # set changed size during iteration
             continue
-    out = []
-    for r in refs:
-        t = r()
-        if t is not None:
-            out.append(t)
-    return out
+    return [t for r in refs if (t := r()) is not None]
 
 
 def live_tensors() -> list:
