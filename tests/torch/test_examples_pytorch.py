@@ -283,3 +283,17 @@ def test_gcn_sparse_adjacency_raises_clearly():
         return losses, _state(layer)
 
     check(program)
+
+
+@pytest.mark.parametrize("dim", [0, 2])
+def test_weight_norm_conv(dim):
+    """``parametrizations.weight_norm`` (Wav2Vec2's positional convolution, WaveNet-style
+    audio models): its backward (``_weight_norm_interface_backward``) is lowered."""
+    def program(device):
+        torch.manual_seed(0)
+        conv = nn.utils.parametrizations.weight_norm(nn.Conv1d(4, 6, 3), dim=dim).to(device)
+        opt = torch.optim.Adam(conv.parameters(), 1e-2)
+        x = torch.randn(2, 4, 7, generator=_gen(1)).to(device)
+        return _train(opt, lambda: conv(x).pow(2).mean()), _state(conv)
+
+    check(program)

@@ -43,3 +43,11 @@ def convolution_backward(grad, x, w, bias_sizes, stride, padding, dilation, tran
     gb = ops.reduce_sum(grad, axes=tuple(i for i in range(grad.ndim) if i != 1)) \
         if output_mask[2] else None
     return (gx if output_mask[0] else None, gw if output_mask[1] else None, gb)
+
+
+@lower("_weight_norm_interface_backward.default")
+def weight_norm_backward(grad, v, g, norms, dim):
+    """``nn.utils.weight_norm``'s ``w = g * v / ||v||`` (norm over every axis but ``dim``):
+    the lazy VJP of that product (Wav2Vec2's positional convolution; it fell back)."""
+    norm = num.vector_norm(v, 2, tuple(i for i in range(v.ndim) if i != dim), keepdims=True)
+    return tuple(lc.grad([ops.mul(v, num.broadcast_to(ops.div(g, norm), v.shape))], [v, g], [grad]))
