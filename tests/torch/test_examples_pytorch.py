@@ -297,3 +297,20 @@ def test_weight_norm_conv(dim):
         return _train(opt, lambda: conv(x).pow(2).mean()), _state(conv)
 
     check(program)
+
+
+def test_transformer_encoder_eval_padding_mask_fast_path():
+    """nn.TransformerEncoder in eval with a key padding mask (the translation tutorial's
+    evaluation) takes PyTorch's nested-tensor fast path: its ops run as counted CPU
+    fallbacks, the nested tensor stays an eager CPU one (it raised 'NestedTensorImpl
+    doesn't support sizes'), and the values (zeros at padded positions) are eager's."""
+    x = torch.randn(2, 5, 8, generator=_gen(1))
+    mask = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    out = []
+    for device in ("cpu", lazy_torch.device()):
+        torch.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        encoder = nn.TransformerEncoder(layer, 2).to(device).eval()
+        with torch.no_grad():
+            out.append(encoder(x.to(device), src_key_padding_mask=mask.to(device)).cpu())
+    torch.testing.assert_close(out[1], out[0], rtol=1e-4, atol=1e-5)

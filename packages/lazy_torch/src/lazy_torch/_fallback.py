@@ -81,6 +81,8 @@ def fallback(func, args, kwargs):
 
 
 def _host(v):
+    if isinstance(v, torch.Tensor) and v.is_nested:
+        return v  # nn.TransformerEncoder's eval fast path: stays an eager CPU nested tensor
     if isinstance(v, torch.Tensor):
         if v.layout != torch.strided:  # to_sparse()
             raise sparse_error(f"a {v.layout} result")
