@@ -290,13 +290,16 @@ def _view_handler(func):
         try:  # a FULL tensor's layout is its aval's: no layout queries, one lookup
             key = (src._lc.node.aval, *map(freeze, args[1:])) \
                 if src._kind == FULL and not kwargs else None
-            metas, kind = known[key]
-        except (KeyError, TypeError):
+            hit = known.get(key)
+        except TypeError:  # a tensor argument
+            key = hit = None
+        if hit is None:
             metas = view_meta(func, src, args[1:], kwargs)
-            kind = layout_kind(src._cell, *metas) \
+            hit = metas, layout_kind(src._cell, *metas) \
                 if type(metas) is tuple and src._math is None else None
             if key is not None and len(known) < 4096:
-                known[key] = metas, kind
+                known[key] = hit
+        metas, kind = hit
         if kind == FULL or kind == RESHAPE and src._kind != RESHAPE:
             # the whole storage, or all of it reshaped (from a reshape: its lowering)
             value = lc.ops.reshape(src._cell.value, new_sizes=metas[0]) if kind else None
@@ -313,9 +316,9 @@ def _view_handler(func):
 
 
 def _aliasing(src, value, meta, kind=None, inference=None):
-    if meta is None or (src._math is not None and meta[3] != src.dtype):
-        return wrap(value)  # a conj/neg view in another dtype: resolved, as eager's must be
-    return make_view(src, value, *meta, kind, inference)
+    # a conj/neg view in another dtype: resolved, as eager's must be
+    return wrap(value) if meta is None or (src._math is not None and meta[3] != src.dtype) \
+        else make_view(src, value, *meta, kind, inference)
 
 
 def _gather_view(src, size, stride, offset, dtype):
@@ -336,8 +339,8 @@ def _inplace_view(func, args, kwargs):
     if isinstance(functional, torch._ops.OpOverloadPacket):
         raise NotImplementedError(f"lazy_torch: in-place view op {func} is not supported")
     size, stride, offset, dtype = view_meta(functional, t, args[1:], kwargs)
-    low = LOWERINGS.get(functional)
-    value = _call_lowering(low, args, kwargs) if low is not None else NotImplemented
+    value = _call_lowering(LOWERINGS[functional], args, kwargs) if functional in LOWERINGS \
+        else NotImplemented
     if value is NotImplemented:
         value = _gather_view(t, size, stride, offset, dtype)
     with torch._C._DisableTorchDispatch(), torch._C._AutoDispatchBelowAutograd():

@@ -222,9 +222,8 @@ def alias(src: LazyTensor, detach: bool = False) -> LazyTensor:
     """A view with ``src``'s own layout (``detach``, ``alias``): nothing to re-derive.
     Eager's ``detach`` of an inference tensor outside ``inference_mode`` is writable
     (it keeps a version counter): here a normal tensor, the only writable wrapper."""
-    normal = detach and not _inference_enabled()
     t = _make_view(src, src.shape, strides=src.stride(), storage_offset=src.storage_offset(),
-                   dtype=src.dtype, inference=False if normal else None)
+                   dtype=src.dtype, inference=False if detach and not _inference_enabled() else None)
     t._lc = read(src)
     t._cell, t._kind, t._math = src._cell, src._kind, src._math
     t._ver = src._cell.version
