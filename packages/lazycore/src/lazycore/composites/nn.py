@@ -10,7 +10,7 @@ from ..dtypes import canonical
 from ..tensor import Tensor
 from .broadcasting import broadcast_to, cast, full, full_like
 from .indexing import index_copy, take
-from .reductions import mean, normalize_axes, reduce, shift_max, var, vector_norm
+from .reductions import center, centered_var, mean, normalize_axes, reduce, shift_max, vector_norm
 
 _NARROW = frozenset({np.dtype(np.float16), canonical("bfloat16")})
 
@@ -106,9 +106,9 @@ def layer_norm(x: Tensor, normalized_ndim: int, weight=None, bias=None, eps: flo
     dt = x.dtype
     x, weight, bias = _wide(x, weight, bias)
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
-    m = mean(x, axes, keepdims=True)
-    rstd = ops.rsqrt(ops.add(var(x, axes, keepdims=True), full_like(m, eps)))
-    y = ops.mul(ops.sub(x, broadcast_to(m, x.shape)), broadcast_to(rstd, x.shape))
+    m, centered = center(x, axes)
+    rstd = ops.rsqrt(ops.add(centered_var(centered, axes, keepdims=True), full_like(m, eps)))
+    y = ops.mul(centered, broadcast_to(rstd, x.shape))
     if weight is not None:
         y = ops.mul(y, broadcast_to(weight, x.shape))
     if bias is not None:
@@ -138,7 +138,9 @@ def moments(x: Tensor, axis=None, keepdims: bool = False):
     """``(mean, biased variance)`` over ``axis`` (batch norm's statistics; TF's
     ``nn.moments``)."""
     axes = normalize_axes(axis, x.ndim, scalar_axes=())
-    return mean(x, axes, keepdims=keepdims), var(x, axes, keepdims=keepdims)
+    m, centered = center(x, axes)
+    v = centered_var(centered, axes, keepdims)
+    return (m if keepdims else ops.reshape(m, new_sizes=v.shape)), v
 
 
 def batch_norm(x: Tensor, mean_: Tensor, var_: Tensor, weight=None, bias=None,

@@ -139,14 +139,22 @@ def var(x, axis=None, keepdims=False, correction=0, dtype=None, float_dtype=np.f
     axes = normalize_axes(axis, x.ndim)
     if where is not None:
         return _masked_var(x, where, axes, keepdims, correction, dtype, float_dtype)
+    return centered_var(center(x, axes, dtype, float_dtype)[1], axes, keepdims, correction)
+
+
+def center(x, axes: tuple, dtype=None, float_dtype=np.float64) -> tuple:
+    """``(mean over axes kept as size-1 axes, x minus it)``: what a variance, a layer
+    norm and batch statistics share, traced once."""
     m = mean(x, axes, keepdims=True, dtype=dtype, float_dtype=float_dtype)
-    centered = ops.sub(cast(x, m.dtype), broadcast_to(m, x.shape))
-    if np.issubdtype(centered.dtype, np.complexfloating):
-        sq = ops.real(ops.mul(centered, ops.conj(centered)))
-    else:
-        sq = ops.mul(centered, centered)
+    return m, ops.sub(cast(x, m.dtype), broadcast_to(m, x.shape))
+
+
+def centered_var(centered, axes: tuple, keepdims=False, correction=0):
+    """The variance of values already centered on their mean (``center``)."""
+    sq = ops.real(ops.mul(centered, ops.conj(centered))) if np.issubdtype(
+        centered.dtype, np.complexfloating) else ops.mul(centered, centered)
     total = reduce("reduce_sum", sq, axes, keepdims)
-    n = count(x, axes) - correction
+    n = count(centered, axes) - correction
     # n <= 0 divides by zero, giving inf/nan as NumPy and PyTorch do
     return ops.div(total, full(total.shape, n if n > 0 else 0, total.dtype))
 
