@@ -314,3 +314,26 @@ def test_transformer_encoder_eval_padding_mask_fast_path():
         with torch.no_grad():
             out.append(encoder(x.to(device), src_key_padding_mask=mask.to(device)).cpu())
     torch.testing.assert_close(out[1], out[0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "amax", "amin", "prod", "sum"])
+def test_message_passing_scatter_reduce(reduce):
+    """Graph message passing in PyTorch Geometric's style: neighbour features aggregated
+    with ``new_zeros(...).scatter_reduce_(0, index, src, reduce, include_self=False)``
+    (it fell back to the CPU for include_self=False and for mean), then trained."""
+    def program(device):
+        edges = torch.tensor([[0, 1, 1, 2, 3, 4, 4], [1, 0, 2, 1, 4, 3, 0]]).to(device)
+        x = torch.randn(6, 3, generator=_gen(3)).to(device)
+        lin = nn.Linear(3, 4).to(device)
+        opt = torch.optim.SGD(lin.parameters(), 0.1)
+
+        def loss():
+            msg = lin(x)[edges[0]]
+            index = edges[1].unsqueeze(1).expand_as(msg)
+            agg = msg.new_zeros(6, 4).scatter_reduce_(0, index, msg, reduce, include_self=False)
+            kept = x.new_ones(6, 3).scatter_reduce(0, edges[1].unsqueeze(1).expand(7, 3), x[edges[0]],
+                                                   reduce, include_self=True)
+            return agg.pow(2).sum() + kept.sum()
+        return _train(opt, loss), _state(lin)
+
+    check(program)

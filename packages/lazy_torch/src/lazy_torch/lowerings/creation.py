@@ -21,8 +21,7 @@ def on_lazy(device) -> bool:
 def _factory(fill=None, sized=False):
     """``*_like`` (``x``'s shape) or ``new_*`` (``sized``: the size argument) filled with
     ``fill``, or with the fill argument (``full_like``, ``new_full``) when it is None."""
-    def build(x, *args, dtype=None, layout=None, device=None, pin_memory=None,
-              memory_format=None):
+    def build(x, *args, dtype=None, device=None, **_):  # layout, pin_memory, memory_format
         if not on_lazy(device):
             return NotImplemented
         shape = tuple(args[0]) if sized else x.shape
@@ -36,6 +35,7 @@ lower("ones_like.default")(_factory(1))
 lower("new_zeros.default")(_factory(0, sized=True))
 lower("new_ones.default")(_factory(1, sized=True))
 lower("new_full.default")(_factory(sized=True))
+lower("prims.full_like.default")(_factory())  # requires_grad
 
 
 @lower("scalar_tensor.default", "prims.scalar_tensor.default")
@@ -46,9 +46,3 @@ def scalar_tensor(value, *, dtype=None, layout=None, device=None, pin_memory=Non
 @lower("prims.full.default")
 def prims_full(shape, fill_value, *, dtype, device=None, requires_grad=False):
     return num.full(tuple(shape), fill_value, to_np(dtype))
-
-
-@lower("prims.full_like.default")
-def prims_full_like(x, fill_value, *, dtype, device=None, requires_grad=False):
-    return num.full(x.shape, fill_value, to_np(dtype))
-

@@ -133,16 +133,27 @@ def _scatter(x, dim, index, src, reduce=None):
                    negative=False)
 
 
+@lower("scatter_reduce.two", "scatter_reduce_.two")
+def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
+    """``include_self=False`` first writes the reduction's identity where ``index`` points,
+    so those positions reduce over ``src`` alone; ``mean`` divides the sum by the count of
+    values (the original counted when included; at least 1, as ATen). GNN aggregation."""
+    if D.is_bool(x.dtype) or reduce == "mean" and not D.is_floating(x.dtype):
+        return NotImplemented
+    bounds = ((-float("inf"), float("inf")) if D.is_floating(x.dtype) else
+              (int(D.iinfo(x.dtype).min), int(D.iinfo(x.dtype).max)))
+    if not include_self:  # the identities: amax's is the lowest value, amin's the highest
+        x = _scatter(x, dim, index, {"prod": 1, "amax": bounds[0], "amin": bounds[1]}.get(reduce, 0))
+    total = _scatter(x, dim, index, src, "sum" if reduce == "mean" else reduce)
+    if reduce != "mean":
+        return total
+    count = _scatter(num.full(x.shape, int(include_self), x.dtype), dim, index, 1, "sum")
+    return ops.div(total, ops.max(count, full_like(count, 1)))
+
+
 @lower("scatter_add.default", "scatter_add_.default")
 def scatter_add(x, dim, index, src):
     return _scatter(x, dim, index, src, "add")
-
-
-@lower("scatter_reduce.two", "scatter_reduce_.two")
-def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
-    if reduce == "mean" or not include_self:
-        return NotImplemented
-    return _scatter(x, dim, index, src, reduce)
 
 
 @lower("index_add.default", "index_add_.default")

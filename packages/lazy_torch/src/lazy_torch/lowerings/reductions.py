@@ -72,20 +72,19 @@ lower("amax.default", "prims.amax.default")(_extreme("amax"))
 lower("amin.default", "prims.amin.default")(_extreme("amin"))
 
 
-@lower("max.default")
-def max_all(x):
-    if x.size == 0:
-        raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
-                           "0. Specify the reduction dim with the 'dim' argument.")
-    return _extreme("amax")(x)
+def _all_of(core):
+    """``max()``/``min()`` of every element: eager's error for an empty input."""
+    def fn(x):
+        if x.size == 0:
+            raise RuntimeError(f"{core[1:]}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        return _extreme(core)(x)
+    return fn
 
 
-@lower("min.default")
-def min_all(x):
-    if x.size == 0:
-        raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == "
-                           "0. Specify the reduction dim with the 'dim' argument.")
-    return _extreme("amin")(x)
+lower("max.default")(_all_of("amax"))
+lower("min.default")(_all_of("amin"))
 
 
 def _arg(core, x, dim, keepdim):

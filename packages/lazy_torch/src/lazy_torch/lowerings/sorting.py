@@ -42,11 +42,5 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - ATen name
     return ops.slice(values, **cut), ops.slice(idx, **cut)
 
 
-@lower("fmax.default", "prims.fmax.default")
-def fmax(x, y):
-    return num.fmax(*promote([x, y]))
-
-
-@lower("fmin.default", "prims.fmin.default")
-def fmin(x, y):
-    return num.fmin(*promote([x, y]))
+lower("fmax.default", "prims.fmax.default")(lambda x, y: num.fmax(*promote([x, y])))
+lower("fmin.default", "prims.fmin.default")(lambda x, y: num.fmin(*promote([x, y])))

@@ -76,9 +76,8 @@ def local_scalar_dense(func, args, kwargs):
 @special(aten.equal.default)
 def equal(func, args, kwargs):
     a, b = args
-    if tuple(a.shape) != tuple(b.shape):
-        return False
-    return bool(torch.equal(to_cpu(a), to_cpu(b) if isinstance(b, LazyTensor) else b))
+    return tuple(a.shape) == tuple(b.shape) and bool(
+        torch.equal(to_cpu(a), to_cpu(b) if isinstance(b, LazyTensor) else b))
 
 
 @special(aten._pack_padded_sequence.default)
