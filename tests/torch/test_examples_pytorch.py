@@ -239,7 +239,24 @@ def test_linalg_qr(shape, dtype):
         (reduced[0].abs().sum() + reduced[1].abs().pow(2).sum()).backward()
         return reduced, complete, a.grad
 
-    check(program, fallbacks=["linalg_solve_triangular.default"])
+    check(program)
+
+
+def test_multivariate_normal_solve_triangular():
+    """``MultivariateNormal(scale_tril=)``: log_prob and its gradient solve a triangular
+    system (``linalg_solve_triangular``, lowered; it fell back, as did QR's backward)."""
+    def program(device):
+        mu = torch.randn(3, generator=_gen(5)).to(device).requires_grad_()
+        tril = (torch.tril(torch.randn(3, 3, generator=_gen(6))) + 2 * torch.eye(3)).to(device)
+        value = torch.randn(2, 4, 3, generator=_gen(7)).to(device)
+        logp = torch.distributions.MultivariateNormal(mu, scale_tril=tril).log_prob(value)
+        logp.sum().backward()
+        upper = torch.linalg.solve_triangular(tril.mT, value.mT, upper=True, left=True)
+        right = torch.linalg.solve_triangular(tril, value, upper=False, left=False,
+                                              unitriangular=True)
+        return logp, mu.grad, upper, right
+
+    check(program)
 
 
 @pytest.mark.parametrize("factory", ["zeros_like", "ones_like", "empty_like", "rand_like",

@@ -129,6 +129,16 @@ def vdot(a, b):
     return dot(ops.conj(a), b)
 
 
+@lower("linalg_solve_triangular.default")
+def linalg_solve_triangular(a, b, *, upper, left=True, unitriangular=False):
+    """``MultivariateNormal.log_prob``, QR's backward; batch dimensions broadcast."""
+    if a.dtype != b.dtype or not D.is_inexact(a.dtype) or a.ndim < 2 or b.ndim < 2:
+        return NotImplemented  # eager's errors
+    batch = num.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return ops.triangular_solve(num.broadcast_to(a, batch + a.shape[-2:]), num.broadcast_to(
+        b, batch + b.shape[-2:]), left_side=left, lower=not upper, unit_diagonal=unitriangular)
+
+
 @lower("linalg_qr.default")
 def linalg_qr(a, mode="reduced"):
     """Householder QR (LAPACK's geqrf on both sides: the same signs); ``nn.init.orthogonal_``

@@ -62,23 +62,20 @@ def random_(x, from_=None, to=None, *, generator=None):
     return num.cast(GENERATOR.integers(int(from_), int(to), x.shape, D.int64), x.dtype)
 
 
-@lower("rand_like.default")
-def rand_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    """AOTAutograd's dropout (``rand_like(x) > p``): drawn on the lazy generator, not a
-    CPU fallback that would read ``x``'s values."""
-    dtype = to_np(dtype) if dtype is not None else x.dtype
-    if not D.is_floating(dtype) or not on_lazy(device):
-        return NotImplemented  # complex draws both parts; integers raise eager's error
-    return _uniform(x.shape, dtype)
+def _draw_like(draw):
+    """``rand_like``/``randn_like`` (AOTAutograd's dropout is ``rand_like(x) > p``): drawn
+    on the lazy generator in float32/float64 and cast, not a CPU fallback reading ``x``."""
+    def fn(x, *, dtype=None, device=None, **_):  # layout, pin_memory, memory_format
+        dtype = to_np(dtype) if dtype is not None else x.dtype
+        if not D.is_floating(dtype) or not on_lazy(device):
+            return NotImplemented  # complex draws both parts; integers raise eager's error
+        return num.cast(draw(x.shape, dtype if dtype in (D.float32, D.float64) else D.float32),
+                        dtype)
+    return fn
 
 
-@lower("randn_like.default")
-def randn_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    dtype = to_np(dtype) if dtype is not None else x.dtype
-    if not D.is_floating(dtype) or not on_lazy(device):
-        return NotImplemented
-    draw_dtype = dtype if dtype in (D.float32, D.float64) else D.float32
-    return num.cast(GENERATOR.normal(x.shape, draw_dtype), dtype)
+lower("rand_like.default")(_draw_like(GENERATOR.uniform))
+lower("randn_like.default")(_draw_like(GENERATOR.normal))
 
 
 def _scalar_type(dtype) -> str:
