@@ -39,10 +39,7 @@ def program(np, inputs):
     test_images = x_test[0:test_sample] / 255
 
     def one_hot_encoding(labels, dimension=10):
-        # Define a one-hot variable for an all-zero vector
-        # with 10 dimensions (number labels from 0 to 9).
         one_hot_labels = labels[..., None] == np.arange(dimension)[None]
-        # Return one-hot encoded labels.
         return one_hot_labels.astype(np.float64)
 
     training_labels = one_hot_encoding(y_train[:training_sample])
@@ -51,12 +48,9 @@ def program(np, inputs):
     seed = 884736743
     rng = np.random.default_rng(seed)
 
-    # Define ReLU that returns the input if it's positive and 0 otherwise.
     def relu(x):
         return (x >= 0) * x
 
-    # Set up a derivative of the ReLU function that returns 1 for a positive input
-    # and 0 otherwise.
     def relu2deriv(output):
         return output >= 0
 
@@ -69,97 +63,48 @@ def program(np, inputs):
     weights_1 = 0.2 * rng.random((pixels_per_image, hidden_size)) - 0.1
     weights_2 = 0.2 * rng.random((hidden_size, num_labels)) - 0.1
 
-    # To store training and test set losses and accurate predictions
-    # for visualization.
     store_training_loss = []
     store_training_accurate_pred = []
     store_test_loss = []
     store_test_accurate_pred = []
 
-    # This is a training loop.
-    # Run the learning experiment for a defined number of epochs (iterations).
     for j in range(epochs):
 
-        #################
-        # Training step #
-        #################
-
-        # Set the initial loss/error and the number of accurate predictions to zero.
         training_loss = 0.0
         training_accurate_predictions = 0
 
-        # For all images in the training set, perform a forward pass
-        # and backpropagation and adjust the weights accordingly.
         for i in range(len(training_images)):
-            # Forward propagation/forward pass:
-            # 1. The input layer:
-            #    Initialize the training image data as inputs.
             layer_0 = training_images[i]
-            # 2. The hidden layer:
-            #    Take in the training image data into the middle layer by
-            #    matrix-multiplying it by randomly initialized weights.
             layer_1 = np.dot(layer_0, weights_1)
-            # 3. Pass the hidden layer's output through the ReLU activation function.
             layer_1 = relu(layer_1)
-            # 4. Define the dropout function for regularization.
             dropout_mask = rng.integers(low=0, high=2, size=layer_1.shape)
-            # 5. Apply dropout to the hidden layer's output.
             layer_1 *= dropout_mask * 2
-            # 6. The output layer:
-            #    Ingest the output of the middle layer into the the final layer
-            #    by matrix-multiplying it by randomly initialized weights.
-            #    Produce a 10-dimension vector with 10 scores.
             layer_2 = np.dot(layer_1, weights_2)
 
-            # Backpropagation/backward pass:
-            # 1. Measure the training error (loss function) between the actual
-            #    image labels (the truth) and the prediction by the model.
             training_loss += np.sum((training_labels[i] - layer_2) ** 2)
-            # 2. Increment the accurate prediction count.
             training_accurate_predictions += int(
                 np.argmax(layer_2) == np.argmax(training_labels[i])
             )
-            # 3. Differentiate the loss function/error.
             layer_2_delta = training_labels[i] - layer_2
-            # 4. Propagate the gradients of the loss function back through the hidden layer.
             layer_1_delta = np.dot(weights_2, layer_2_delta) * relu2deriv(layer_1)
-            # 5. Apply the dropout to the gradients.
             layer_1_delta *= dropout_mask
-            # 6. Update the weights for the middle and input layers
-            #    by multiplying them by the learning rate and the gradients.
             weights_1 += learning_rate * np.outer(layer_0, layer_1_delta)
             weights_2 += learning_rate * np.outer(layer_1, layer_2_delta)
 
-        # Store training set losses and accurate predictions.
         store_training_loss.append(training_loss)
         store_training_accurate_pred.append(training_accurate_predictions)
 
-        ###################
-        # Evaluation step #
-        ###################
-
-        # Evaluate model performance on the test set at each epoch.
-
-        # Unlike the training step, the weights are not modified for each image
-        # (or batch). Therefore the model can be applied to the test images in a
-        # vectorized manner, eliminating the need to loop over each image
-        # individually:
-
         results = relu(test_images @ weights_1) @ weights_2
 
-        # Measure the error between the actual label (truth) and prediction values.
         test_loss = np.sum((test_labels - results) ** 2)
 
-        # Measure prediction accuracy on test set
         test_accurate_predictions = np.sum(
             np.argmax(results, axis=1) == np.argmax(test_labels, axis=1)
         )
 
-        # Store test set losses and accurate predictions.
         store_test_loss.append(test_loss)
         store_test_accurate_pred.append(test_accurate_predictions)
 
-        # Summarize error and accuracy metrics at each epoch
         print(
             (
                 f"Epoch: {j}\n"
