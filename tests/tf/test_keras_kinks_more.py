@@ -68,3 +68,18 @@ def test_keras_step_through_exact_zeros_equals_eager():
     for a, b in zip(lazy_w, eager_w, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
     assert counters.get("tf_function_fallback", 0) == 0
+
+
+def test_xdivy_gradients_where_x_is_zero_are_zero_as_tf():
+    """``xdivy(0, 0)`` is 0 and so are its derivatives (TF's kernel); the quotient that
+    the select drops must not send NaN back (0/0 in the vjp of the division)."""
+    x0 = np.array([0.0, 0.0, 2.0, 0.0, 3.0], np.float32)
+    y0 = np.array([0.0, 2.0, 4.0, np.inf, 0.0], np.float32)
+    results = []
+    for variable, tape_type in ((tf.Variable, tf.GradientTape), (ltf.Variable, ltf.GradientTape)):
+        x, y = variable(x0), variable(y0)
+        with tape_type() as tape:
+            z = tf.reduce_sum(tf.math.xdivy(x, y))
+        results.append([np.asarray(g) for g in tape.gradient(z, [x, y])])
+    for eager, lazy in zip(*results, strict=True):
+        np.testing.assert_array_equal(lazy, eager)

@@ -209,8 +209,8 @@ for _tf, _fn, _ok, _lowers in [
     ("math.xlog1py", partial(num.xlog1py, zero_x_masks_nan=True), INEXACT, "xlog1py (composite)"),
     ("math.multiply_no_nan", lambda a, b: _zero_where(ops.eq(b, full_like(b, 0)), ops.mul(a, b), a),
      INEXACT, "mul, select"),
-    ("math.xdivy", lambda a, b: _zero_where(ops.eq(a, full_like(a, 0)), ops.div(a, b), a),
-     INEXACT, "div, select"),
+    ("math.xdivy", partial(num.divide_no_nan, zero_where_x=True), INEXACT,
+     "divide_no_nan (composite)"),
     ("div", lambda a, b: num.floor_divide(a, b, **_DIVISION) if lc.dtypes.is_integer(a.dtype)
      else ops.div(a, b), None, "floor_divide / div"),
 ]:

@@ -176,10 +176,11 @@ def addcdiv(x: Tensor, t1: Tensor, t2: Tensor, value=1) -> Tensor:
     return ops.add(x, ops.div(t1 if value == 1 else ops.mul(full_like(t1, value), t1), t2))
 
 
-def divide_no_nan(x: Tensor, y: Tensor) -> Tensor:
+def divide_no_nan(x: Tensor, y: Tensor, zero_where_x: bool = False) -> Tensor:
     """``x / y``, but 0 where ``y == 0`` (even for NaN or infinite ``x``; TF's
-    ``divide_no_nan``)."""
-    zero = ops.eq(y, full_like(y, 0))
+    ``divide_no_nan``) or, with ``zero_where_x``, where ``x == 0`` (TF's ``xdivy``). The
+    divisor is 1 there, so the unselected quotient's derivative is 0, not NaN."""
+    zero = ops.eq(*((x, full_like(x, 0)) if zero_where_x else (y, full_like(y, 0))))
     return ops.select(zero, full_like(x, 0), ops.div(x, ops.select(zero, full_like(y, 1), y)))
 
 
