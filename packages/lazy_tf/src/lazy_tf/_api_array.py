@@ -180,10 +180,12 @@ def _where(condition, x=None, y=None, name=None):
 
 @api("gather", "gather (+ a range check)", tensors=("params", "indices"))
 def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    if static(batch_dims):
-        raise NotImplementedError("gather with batch_dims runs eagerly")
     p, i = to_core(params), require(to_core(indices), INT, "gather indices")
-    (a,) = num.normalize_axes(0 if axis is None else static_int(axis), p.ndim, scalar_axes=())
+    b = static_int(batch_dims)
+    b += i.ndim if b < 0 else 0
+    (a,) = num.normalize_axes(b if axis is None else static_int(axis), p.ndim, scalar_axes=())
+    if b:  # an axis before the batch or unequal batch shapes: TF's error (eager re-run)
+        return in_range(i, p.shape[a], num.take_batched(p, i, a, b), "GatherV2")
     out = in_range(i, p.shape[a], num.take(p, i, a), "GatherV2")
     # a literal axis 0 has TF's sparse gradient (IndexedSlices)
     return lc.autodiff.mark_rows(out, i, np.int32) if a == 0 and axis in (None, 0) else out

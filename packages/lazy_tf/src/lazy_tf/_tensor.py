@@ -63,6 +63,12 @@ class LazyTensor(tf.experimental.ExtensionType):
     def get_shape(self) -> tf.TensorShape:
         return self.shape
 
+    def set_shape(self, shape) -> None:
+        """A check, never a change, as for an eager tensor (Keras ops call it)."""
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied "
+                             f"shape {tf.TensorShape(shape)}.")
+
     @property
     def device(self) -> str:
         return "lazy"

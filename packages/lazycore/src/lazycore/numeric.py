@@ -88,6 +88,7 @@ from .composites.indexing import (
     setitem,
     take,
     take_along_axis,
+    take_batched,
     write_positions,
 )
 from .composites.linalg import einsum, kron, logdet_cholesky, matmul, tensordot

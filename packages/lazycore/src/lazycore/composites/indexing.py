@@ -155,6 +155,18 @@ def index_fill(x: Tensor, axis: int, index: Tensor, value) -> Tensor:
     return setitem(x, (slice(None),) * axis + (idx,), v)
 
 
+def take_batched(x: Tensor, idx: Tensor, axis: int, batch_dims: int) -> Tensor:
+    """TF's ``gather`` with ``batch_dims``: ``out[b.., a.., j.., r..] = x[b.., a.., idx[b..,
+    j..], r..]``, the leading ``batch_dims`` axes of ``x`` and ``idx`` paired (equal)."""
+    b, j, a = batch_dims, idx.ndim - batch_dims, axis - batch_dims
+    if a < 0 or x.shape[:b] != idx.shape[:b]:
+        raise ShapeError(f"batch_dims {b} with axis {axis}: {x.aval} and {idx.aval}", op="gather")
+    grids = [ops.iota(dtype=np.int64, shape=idx.shape, dimension=d) for d in range(b)]
+    out = gather_points(x, list(range(b)) + [axis], grids + [idx])  # (B, J, A, R)
+    return ops.transpose(out, permutation=(*range(b), *range(b + j, b + j + a), *range(b, b + j),
+                                           *range(b + j + a, out.ndim)))
+
+
 def _move_front(x: Tensor, count: int, position: int) -> Tensor:
     """Move the first ``count`` axes to start at ``position``."""
     if count == 0 or position == 0:
