@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import warnings
 
 import numpy as np
@@ -119,3 +121,21 @@ def check_many(fn, cases, rtol=None, atol=None, check_dtype=True):
                         check_dtype)
         except AssertionError as e:
             raise AssertionError(f"case with input dtypes {dtypes}: {e}") from e
+
+
+def assert_program_matches_numpy(program, rtol, atol, seed=None):
+    """``program(np)`` run with NumPy and with lazy_numpy as ``np`` (the global random
+    state reseeded with ``seed`` first, if given): the same printed output, and its
+    returned arrays with the same shapes, dtypes and values."""
+    results = []
+    for module in (np, lnp):
+        if seed is not None:
+            np.random.seed(seed)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            values = program(module)
+        results.append(([np.asarray(v) for v in values], out.getvalue()))
+    (want, want_out), (got, got_out) = results
+    assert got_out == want_out
+    for g, w in zip(got, want, strict=True):
+        assert (g.shape, g.dtype) == (w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)

@@ -7,13 +7,8 @@ test_programs_idioms.py, test_programs_linalg.py and test_random.py)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-
-import numpy
 import pytest
-
-import lazy_numpy
+from lnp_testing import assert_program_matches_numpy
 
 
 def nnfs(np):
@@ -267,13 +262,4 @@ def min_char_rnn(np):
 
 @pytest.mark.parametrize("program", [nnfs, qlearning, min_char_rnn])
 def test_program_matches_numpy(program):
-    results = []
-    for np in (numpy, lazy_numpy):
-        with contextlib.redirect_stdout(io.StringIO()) as out:
-            values = program(np)
-        results.append(([numpy.asarray(v) for v in values], out.getvalue()))
-    (want, want_out), (got, got_out) = results
-    assert got_out == want_out
-    for g, w in zip(got, want, strict=True):
-        assert (g.shape, g.dtype) == (w.shape, w.dtype)
-        numpy.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+    assert_program_matches_numpy(program, rtol=1e-9, atol=1e-12)

@@ -7,11 +7,11 @@ output, NumPy's random draws included. Below them, the fixes the sweep found."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 
 import numpy
 import pytest
+from lnp_testing import assert_program_matches_numpy
 
 import lazy_numpy
 import lazycore as lc
@@ -188,7 +188,6 @@ def moores_law(np):
     header = "the columns in this file are:\nyear\ntransistor count"
     output = np.block([[year[:, np.newaxis]], ])
     output = np.block([[year[:, np.newaxis], transistor_count[:, np.newaxis], transistor_Moores_law[:, np.newaxis], transistor_count_predicted[:, np.newaxis]]])
-    import io
     f = io.StringIO(); np.savetxt(f, output, delimiter=",", header=header, fmt="%.10e"); print(f.getvalue()[:300])
     return [coef, res, sv, p, transistor_count_predicted, output]
 
@@ -438,17 +437,7 @@ def interpreted():
 @pytest.mark.usefixtures("interpreted")
 @pytest.mark.parametrize("program", [mnist, pong, moores_law, air_quality, svd_compress, lstm, fft_tut])
 def test_tutorial_matches_numpy(program):
-    results = []
-    for np in (numpy, lazy_numpy):
-        numpy.random.seed(0)
-        with contextlib.redirect_stdout(io.StringIO()) as out:
-            values = program(np)
-        results.append(([numpy.asarray(v) for v in values], out.getvalue()))
-    (want, want_out), (got, got_out) = results
-    assert got_out == want_out
-    for g, w in zip(got, want, strict=True):
-        assert (g.shape, g.dtype) == (w.shape, w.dtype)
-        numpy.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10)
+    assert_program_matches_numpy(program, rtol=1e-8, atol=1e-10, seed=0)
 
 
 def test_flatten_is_a_copy():
