@@ -91,3 +91,23 @@ def test_random_basic_slices(data):
     got = lc.to_numpy(nm.getitem(lc.asarray(X), key))
     assert got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+def test_integer_index_is_a_parameter_unless_the_trace_bakes_scalars():
+    """``x[i]`` reads at a program parameter (a per-sample loop is one program); while
+    scalars are baked (a captured ``tf.function`` trace) it is a constant that XLA
+    folds into a static slice."""
+    from lazycore.lowering import linearize
+
+    def params(key):
+        out = nm.getitem(lc.asarray(X), key)
+        got = [n for n in linearize([out.node]).inputs if n.op == "param"]
+        np.testing.assert_array_equal(lc.to_numpy(out), X[key])
+        return len(got)
+
+    assert params((slice(None), 2)) == 1
+    lc.configure(bake_scalars=True)
+    try:
+        assert params((slice(None), 2)) == 0
+    finally:
+        lc.configure(bake_scalars=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..config import settings
 from ..errors import IndexOutOfRange, ShapeError
 from ..runtime import asarray
 from ..tensor import Tensor
@@ -318,7 +319,8 @@ def _basic_getitem(x: Tensor, sig: tuple) -> Tensor:
     attrs, flip_dims, shape, ints = plan
     y = x if attrs is None else ops.slice(x, **attrs)
     if ints:
-        starts = [scalar(ints.get(d, 0), np.int64, bake=d not in ints) for d in range(y.ndim)]
+        starts = [scalar(ints.get(d, 0), np.int64, bake=d not in ints or settings.bake_scalars)
+                  for d in range(y.ndim)]  # a captured trace bakes: a static slice
         y = ops.dynamic_slice(y, *starts, slice_sizes=tuple(
             1 if d in ints else n for d, n in enumerate(y.shape)))
     if flip_dims:
