@@ -119,14 +119,14 @@ def _repeat(input, repeats, axis=None, name=None):  # noqa: A002
     return num.repeat(to_core(input), r, None if axis is None else static_int(axis))
 
 
-@api("pad", "pad", tensors=("tensor",))
+@api("pad", "pad; gather (REFLECT/SYMMETRIC)", tensors=("tensor",))
 def _pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    if str(mode).upper() != "CONSTANT":
-        raise NotImplementedError("REFLECT/SYMMETRIC padding runs eagerly")
     t = to_core(tensor)
     pads = static(paddings)
     if len(pads) != t.ndim or any(len(p) != 2 or min(p) < 0 for p in pads):
         raise lc.ShapeError(f"paddings {pads} do not fit rank {t.ndim}")
+    if str(mode).upper() != "CONSTANT":  # another mode: a KeyError, TF's own error
+        return num.pad_mirror(t, pads, {"REFLECT": False, "SYMMETRIC": True}[str(mode).upper()])
     return ops.pad(t, to_core(constant_values, t.dtype),
                    padding_config=tuple((int(lo), int(hi), 0) for lo, hi in pads))
 

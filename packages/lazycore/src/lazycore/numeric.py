@@ -84,6 +84,7 @@ from .composites.indexing import (
     index_fill,
     masked_assign,
     one_hot,
+    pad_mirror,
     scatter_along_axis,
     setitem,
     take,

@@ -156,6 +156,19 @@ def index_fill(x: Tensor, axis: int, index: Tensor, value) -> Tensor:
     return setitem(x, (slice(None),) * axis + (idx,), v)
 
 
+def pad_mirror(x: Tensor, pads, symmetric: bool = False) -> Tensor:
+    """TF's ``REFLECT`` (the edge not repeated) or ``SYMMETRIC`` (repeated) padding, one
+    gather per padded axis of host-computed positions (NumPy's ``reflect``/``symmetric``);
+    TF refuses a pad wider than the axis (``REFLECT``: as wide) where NumPy repeats."""
+    for axis, (lo, hi) in enumerate(pads):
+        if max(lo, hi) > x.shape[axis] - (0 if symmetric else 1):
+            raise ShapeError(f"pad {lo, hi} too wide for axis {axis} of {x.aval}", op="pad")
+        if lo or hi:
+            x = take(x, host_index(np.pad(np.arange(x.shape[axis]), (lo, hi),
+                                          mode="symmetric" if symmetric else "reflect")), axis)
+    return x
+
+
 def take_batched(x: Tensor, idx: Tensor, axis: int, batch_dims: int) -> Tensor:
     """TF's ``gather`` with ``batch_dims``: ``out[b.., a.., j.., r..] = x[b.., a.., idx[b..,
     j..], r..]``, the leading ``batch_dims`` axes of ``x`` and ``idx`` paired (equal)."""
