@@ -104,7 +104,9 @@ TABLE = [
                         np.trace(a), np.tril(a), np.triu(a, 1), np.diag(a[0]),
                         np.diag(a[0], 2), np.diagflat(a[:2, :2])), [(M,), (I,)], {}),
     ("pad", lambda a: (np.pad(a, 1), np.pad(a, ((1, 2), (0, 1)), constant_values=7),
-                       np.pad(a, 2, mode="edge"), np.pad(a, (1, 3), mode="wrap")),
+                       np.pad(a, 2, mode="edge"), np.pad(a, (1, 3), mode="wrap"),
+                       np.pad(a, ((1, 5), (7, 0)), mode="reflect"),
+                       np.pad(a, ((4, 1), (2, 9)), mode="symmetric")),
      [(I,)], {}),
     ("append", lambda a: (np.append(a, a), np.append(a, a, axis=0)), [(I,)], {}),
     ("meshgrid", lambda a, b: (*np.meshgrid(a, b), *np.meshgrid(a, b, indexing="ij"),
@@ -282,3 +284,15 @@ def test_axis_errors_are_numpy_axiserror():
                  lambda: np.sort(a, axis=3), lambda: np.expand_dims(a, 5)):
         with pytest.raises(np.exceptions.AxisError):
             call()
+
+
+def test_mirror_padding_is_traced():
+    """``reflect``/``symmetric`` (image borders) are gathers in the trace, not a fallback."""
+    import lazycore as lc
+
+    a = np.arange(12.0).reshape(3, 4)
+    before = lc.metrics.counters().get("fallbacks", 0)
+    for mode in ("reflect", "symmetric"):
+        got = lnp.pad(lnp.asarray(a), ((2, 5), (3, 1)), mode=mode)
+        np.testing.assert_array_equal(np.asarray(got), np.pad(a, ((2, 5), (3, 1)), mode=mode))
+    assert lc.metrics.counters().get("fallbacks", 0) == before

@@ -473,18 +473,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
         fill = lc.scalar(np.asarray(value).astype(x.dtype)[()], x.dtype)
         config = tuple((int(lo), int(hi), 0) for lo, hi in widths)
         return LazyArray(ops.pad(x, fill, padding_config=config))
-    if mode in ("edge", "wrap") and not kwargs:
-        for ax, (lo, hi) in enumerate(widths):
-            n = x.shape[ax]
-            if (lo or hi) and n == 0:
-                raise ValueError("can't extend empty axis")
-            if mode == "edge":
-                idx = np.concatenate([np.zeros(lo, np.int64), np.arange(n),
-                                      np.full(hi, n - 1, np.int64)])
-            else:
-                idx = np.arange(-lo, n + hi) % n
-            x = num.take(x, num.host_index(idx), ax)
-        return LazyArray(x)
+    if mode in ("edge", "wrap", "reflect", "symmetric") and not kwargs:
+        return LazyArray(num.pad_indexed(x, widths, mode))
     raise NotLazy("pad")
 
 

@@ -126,7 +126,8 @@ def _pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if len(pads) != t.ndim or any(len(p) != 2 or min(p) < 0 for p in pads):
         raise lc.ShapeError(f"paddings {pads} do not fit rank {t.ndim}")
     if str(mode).upper() != "CONSTANT":  # another mode: a KeyError, TF's own error
-        return num.pad_mirror(t, pads, {"REFLECT": False, "SYMMETRIC": True}[str(mode).upper()])
+        return num.pad_indexed(t, pads, {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}[
+            str(mode).upper()], strict=True)
     return ops.pad(t, to_core(constant_values, t.dtype),
                    padding_config=tuple((int(lo), int(hi), 0) for lo, hi in pads))
 

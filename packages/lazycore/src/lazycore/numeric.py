@@ -84,7 +84,7 @@ from .composites.indexing import (
     index_fill,
     masked_assign,
     one_hot,
-    pad_mirror,
+    pad_indexed,
     scatter_along_axis,
     setitem,
     take,

@@ -156,16 +156,17 @@ def index_fill(x: Tensor, axis: int, index: Tensor, value) -> Tensor:
     return setitem(x, (slice(None),) * axis + (idx,), v)
 
 
-def pad_mirror(x: Tensor, pads, symmetric: bool = False) -> Tensor:
-    """TF's ``REFLECT`` (the edge not repeated) or ``SYMMETRIC`` (repeated) padding, one
-    gather per padded axis of host-computed positions (NumPy's ``reflect``/``symmetric``);
-    TF refuses a pad wider than the axis (``REFLECT``: as wide) where NumPy repeats."""
+def pad_indexed(x: Tensor, pads, mode: str, strict: bool = False) -> Tensor:
+    """NumPy's ``edge``/``wrap``/``reflect``/``symmetric`` padding: one gather per padded
+    axis of the positions ``np.pad`` gives ``arange`` (its errors too: an empty axis).
+    ``strict``: TF's ``REFLECT``/``SYMMETRIC``, which refuse a pad as wide as the axis
+    (``SYMMETRIC``: wider) where NumPy reflects again."""
     for axis, (lo, hi) in enumerate(pads):
-        if max(lo, hi) > x.shape[axis] - (0 if symmetric else 1):
+        if strict and max(lo, hi) > x.shape[axis] - (mode == "reflect"):
             raise ShapeError(f"pad {lo, hi} too wide for axis {axis} of {x.aval}", op="pad")
         if lo or hi:
-            x = take(x, host_index(np.pad(np.arange(x.shape[axis]), (lo, hi),
-                                          mode="symmetric" if symmetric else "reflect")), axis)
+            x = take(x, host_index(np.pad(np.arange(x.shape[axis]), (int(lo), int(hi)),
+                                          mode=mode)), axis)
     return x
 
 
