@@ -8,6 +8,8 @@ output, NumPy's random draws included. Below them, the fixes the sweep found."""
 from __future__ import annotations
 
 import io
+import os
+import sys
 
 import numpy
 import pytest
@@ -16,66 +18,16 @@ from lnp_testing import assert_program_matches_numpy
 import lazy_numpy
 import lazycore as lc
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from benchmarks._real_programs import mnist_scratch  # noqa: E402
+
 
 def mnist(np):
-    host = numpy.random.default_rng(1)
-    x_train = host.integers(0, 256, (24, 784), dtype=numpy.uint8)
-    y_train = host.integers(0, 10, 40, dtype=numpy.uint8)
-    x_test = host.integers(0, 256, (20, 784), dtype=numpy.uint8)
-    y_test = host.integers(0, 10, 20, dtype=numpy.uint8)
-    x_train, y_train, x_test, y_test = (np.asarray(a) for a in (x_train, y_train, x_test, y_test))
-    print("The shape of training images: {} and training labels: {}".format(x_train.shape, y_train.shape))
-    print("The data type of training images: {}".format(x_train.dtype))
-    training_sample, test_sample = 16, 20
-    training_images = x_train[0:training_sample] / 255
-    test_images = x_test[0:test_sample] / 255
-    print("The data type of training images: {}".format(training_images.dtype))
-    def one_hot_encoding(labels, dimension=10):
-        one_hot_labels = labels[..., None] == np.arange(dimension)[None]
-        return one_hot_labels.astype(np.float64)
-    training_labels = one_hot_encoding(y_train[:training_sample])
-    test_labels = one_hot_encoding(y_test[:test_sample])
-    print(training_labels[0]); print(y_train[0]); print(test_labels[1])
-    seed = 884736743
-    rng = np.random.default_rng(seed)
-    def relu(x): return (x >= 0) * x
-    def relu2deriv(output): return output >= 0
-    learning_rate = 0.005; epochs = 2; hidden_size = 100; pixels_per_image = 784; num_labels = 10
-    weights_1 = 0.2 * rng.random((pixels_per_image, hidden_size)) - 0.1
-    weights_2 = 0.2 * rng.random((hidden_size, num_labels)) - 0.1
-    store_training_loss = []; store_training_accurate_pred = []; store_test_loss = []; store_test_accurate_pred = []
-    for j in range(epochs):
-        training_loss = 0.0
-        training_accurate_predictions = 0
-        for i in range(len(training_images)):
-            layer_0 = training_images[i]
-            layer_1 = np.dot(layer_0, weights_1)
-            layer_1 = relu(layer_1)
-            dropout_mask = rng.integers(low=0, high=2, size=layer_1.shape)
-            layer_1 *= dropout_mask * 2
-            layer_2 = np.dot(layer_1, weights_2)
-            training_loss += np.sum((training_labels[i] - layer_2) ** 2)
-            training_accurate_predictions += int(np.argmax(layer_2) == np.argmax(training_labels[i]))
-            layer_2_delta = training_labels[i] - layer_2
-            layer_1_delta = np.dot(weights_2, layer_2_delta) * relu2deriv(layer_1)
-            layer_1_delta *= dropout_mask
-            weights_1 += learning_rate * np.outer(layer_0, layer_1_delta)
-            weights_2 += learning_rate * np.outer(layer_1, layer_2_delta)
-        store_training_loss.append(training_loss)
-        store_training_accurate_pred.append(training_accurate_predictions)
-        results = relu(test_images @ weights_1) @ weights_2
-        test_loss = np.sum((test_labels - results) ** 2)
-        test_accurate_predictions = np.sum(np.argmax(results, axis=1) == np.argmax(test_labels, axis=1))
-        store_test_loss.append(test_loss)
-        store_test_accurate_pred.append(test_accurate_predictions)
-        print("\n" + "Epoch: " + str(j) + " Training set error:" + str(training_loss / float(len(training_images)))[0:5]
-              + " Training set accuracy:" + str(training_accurate_predictions / float(len(training_images)))
-              + " Test set error:" + str(test_loss / float(len(test_images)))[0:5]
-              + " Test set accuracy:" + str(test_accurate_predictions / float(len(test_images))))
-    epoch_range = np.arange(epochs) + 1
-    training_metrics = [store_training_accurate_pred, store_training_loss]
-    test_metrics = [store_test_accurate_pred, store_test_loss]
-    return [weights_1, weights_2, np.array(store_training_loss), np.array(store_test_accurate_pred), epoch_range]
+    """numpy.org's MNIST from scratch as ``benchmarks/_real_programs/mnist_scratch`` has it
+    (one copy of the program), here run with ``import lazy_numpy as np``."""
+    inputs = mnist_scratch.make_inputs(16, 20, 2, seed=1)
+    return mnist_scratch.program(np, {k: np.asarray(v) if isinstance(v, numpy.ndarray) else v
+                                      for k, v in inputs.items()})
 
 
 def pong(np):
