@@ -13,7 +13,8 @@ PyTorch/XLA); ``jax.jit`` dispatches asynchronously too. Times are per step (a r
 time divided by ``PIPELINE``), and every run still ends in a host-visible loss.
 
 * MLP 784-512-512-10, batch 128: eager PyTorch, lazy_torch, ``torch.compile`` (model and
-  optimizer step), hand-written ``jax.jit`` (AdamW written out, buffers donated), and one
+  optimizer step; ``lazy_compiled``: the same on lazy_torch with the ``lazytensor``
+  backend, timed by ``python -m benchmarks.train_step``), hand-written ``jax.jit`` (AdamW written out, buffers donated), and one
   TF function run eagerly, by lazy_tf, and by ``tf.function(jit_compile=True)``.
 * Transformer encoder (2 layers, d_model 128, 4 heads, seq 64, batch 16) with a mean-pool
   classifier head: eager PyTorch, lazy_torch, ``torch.compile``.
@@ -108,7 +109,7 @@ def mlp_weights(cfg: dict) -> list[np.ndarray]:
 
 # --- PyTorch: eager, lazy, compiled -------------------------------------------------------
 
-def _torch_step(case, cfg, device=None, compiled=False, barrier=None):
+def _torch_step(case, cfg, device=None, compiled=None, barrier=None):
     import torch
     import torch.nn.functional as F
 
@@ -121,8 +122,8 @@ def _torch_step(case, cfg, device=None, compiled=False, barrier=None):
         x, y = x.to(device), y.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, betas=(BETA1, BETA2), eps=EPS,
                             weight_decay=WD)
-    forward = torch.compile(model) if compiled else model
-    opt_step = torch.compile(opt.step) if compiled else opt.step
+    forward = torch.compile(model, backend=compiled) if compiled else model
+    opt_step = torch.compile(opt.step, backend=compiled) if compiled else opt.step
     if barrier is not None:
         barrier()
 
@@ -149,7 +150,13 @@ def lazy_torch(case, cfg):
 
 
 def torch_compile(case, cfg):
-    return _torch_step(case, cfg, compiled=True)
+    return _torch_step(case, cfg, compiled="inductor")
+
+
+def lazy_compiled(case, cfg):
+    import lazy_torch as lt
+
+    return _torch_step(case, cfg, device=lt.device(), compiled="lazytensor", barrier=lt.sync)
 
 
 # --- JAX, hand-written ----------------------------------------------------------------------
@@ -291,7 +298,8 @@ def lazy_tf(case, cfg):
 
 
 IMPLS = {"eager_torch": eager_torch, "lazy_torch": lazy_torch, "torch_compile": torch_compile,
-         "jax_jit": jax_jit, "eager_tf": eager_tf, "lazy_tf": lazy_tf, "tf_xla": tf_xla}
+         "lazy_compiled": lazy_compiled, "jax_jit": jax_jit, "eager_tf": eager_tf,
+         "lazy_tf": lazy_tf, "tf_xla": tf_xla}
 CASES = {"mlp": MLP_IMPLS, "mlp_pipelined": MLP_IMPLS, "transformer": TRANSFORMER_IMPLS}
 
 
@@ -365,3 +373,71 @@ def _memory(case: str, impl: str, quick: bool) -> dict:
         return {"memory_error": result["error"]}
     return {"peak_mb": result["peak_delta_mb"], "peak_rss_mb": result["peak_rss_mb"]}
 
+
+
+def interleaved(impls, rounds: int, warmup: int = 5) -> dict:
+    """The MLP step of each implementation, built and warmed in one process, then timed
+    one step each per round (a load change hits all alike); medians of CPU time
+    (``time.process_time``: preemption by other jobs does not inflate it) and wall time.
+    Every first loss must match eager PyTorch's."""
+    import statistics
+    import time
+
+    cfg = config("mlp", False)
+    steps, reference = {}, None
+    for impl in impls:
+        step = IMPLS[impl]("mlp", cfg)
+        first = step()
+        reference = first if reference is None else reference
+        np.testing.assert_allclose(first, reference, rtol=1e-4, atol=1e-5)
+        for _ in range(warmup):
+            step()
+            _wait_compiles()
+        steps[impl] = step
+    cpu: dict = {impl: [] for impl in impls}
+    wall: dict = {impl: [] for impl in impls}
+    for _ in range(rounds):
+        for impl, step in steps.items():
+            c, w = time.process_time(), time.perf_counter()
+            step()
+            cpu[impl].append(time.process_time() - c)
+            wall[impl].append(time.perf_counter() - w)
+    return {impl: (statistics.median(cpu[impl]), statistics.median(wall[impl]))
+            for impl in impls}
+
+
+def _wait_compiles() -> None:
+    """lazycore's background compiles finish before timing (its ``auto`` tier)."""
+    import sys
+
+    tiers = getattr(sys.modules.get("lazycore"), "tiers", None)
+    if tiers is not None:
+        tiers.wait_compiles()
+
+
+def main(argv=None) -> None:
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(description="the MLP step, implementations interleaved "
+                                     "in one process (medians; ÷ = this time ÷ the last's)")
+    parser.add_argument("--impls", default="eager_torch,lazy_torch,lazy_compiled,jax_jit")
+    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args(argv)
+    if args.threads:
+        _threads.pin(args.threads)
+    _import_lazy_torch_first()
+    impls = tuple(args.impls.split(","))
+    print(f"load average at start: {os.getloadavg()}, threads: {args.threads or 'default'}")
+    times = interleaved(impls, args.rounds)
+    base_cpu, base_wall = times[impls[-1]]
+    print(f"| impl | CPU ms | ÷ {impls[-1]} | wall ms | ÷ {impls[-1]} |\n|---|---|---|---|---|")
+    for impl, (c, w) in times.items():
+        print(f"| {impl} | {c * 1e3:.2f} | {c / base_cpu:.2f}× | {w * 1e3:.2f} |"
+              f" {w / base_wall:.2f}× |")
+    print(f"load average at end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
