@@ -79,6 +79,29 @@ def bmm(a, b):
     return _dot(a, b, ((2,), (1,)), ((0,), (0,)))
 
 
+@lower("_grouped_mm.default")
+def grouped_mm(a, b, offs=None, bias=None, out_dtype=None):
+    """One product per group of consecutive rows of ``a`` (2d x 3d), columns of ``b``
+    (3d x 2d) or contraction positions (2d x 2d, a product per group); ``offs`` are the
+    groups' ends (transformers' MoE experts and their gradients). Every group's product is
+    computed and each position keeps its own group's; positions past the last end are 0
+    (eager leaves them unwritten)."""
+    if offs is None or bias is not None or out_dtype not in (None, torch_dtype(a.dtype)):
+        return NotImplemented  # 3d x 3d is bmm; eager's errors and unsupported options
+    n = a.shape[0] if b.ndim == 3 else b.shape[1] if a.ndim == 3 else a.shape[1]
+    ends = ops.broadcast_in_dim(offs, shape=(offs.shape[0], n), broadcast_dimensions=(0,))
+    group = ops.reduce_sum(num.cast(ops.le(ends, ops.iota(
+        dtype=offs.dtype, shape=ends.shape, dimension=1)), D.int32), axes=(0,))
+    zero = num.zeros((), a.dtype)
+    if b.ndim == 3:  # (M, G, N): row m keeps its group's product
+        mine = num.expand_dims(num.one_hot(group, offs.shape[0]), -1)
+        return ops.reduce_sum(num.where(mine, _dot(a, b, ((1,), (1,)), ((), ())), zero), axes=(1,))
+    mine = num.expand_dims(num.one_hot(group, offs.shape[0], axis=0), 1)  # (G, 1, n)
+    if a.ndim == 3:  # (G, M, N): column n keeps its group's product
+        return ops.reduce_sum(num.where(mine, _dot(a, b, ((2,), (0,)), ((), ())), zero), axes=(0,))
+    return _dot(num.where(mine, a, zero), b, ((2,), (0,)), ((), ()))
+
+
 @lower("affine_grid_generator.default")
 def affine_grid_generator(theta, size, align_corners):
     """Eager's base grid bit for bit: the sampling points of an identity ``theta`` (the

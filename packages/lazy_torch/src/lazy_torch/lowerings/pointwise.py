@@ -131,25 +131,17 @@ def relu(x):
     return num.relu(x)
 
 
-@lower("isfinite.default", "prims.isfinite.default")
-def isfinite(x):
-    if not D.is_inexact(x.dtype):
-        return num.full(x.shape, True, D.bool_)
-    return ops.is_finite(x)
+def _float_test(test, integers):
+    """A test of float values; every integer or bool element answers ``integers``."""
+    def fn(x):
+        return test(x) if D.is_inexact(x.dtype) else num.full(x.shape, integers, D.bool_)
+    return fn
 
 
-@lower("isnan.default")
-def isnan(x):
-    if not D.is_inexact(x.dtype):
-        return num.full(x.shape, False, D.bool_)
-    return ops.ne(x, x)
-
-
-@lower("isinf.default")
-def isinf(x):
-    if not D.is_inexact(x.dtype):
-        return num.full(x.shape, False, D.bool_)
-    return ops.eq(ops.abs(x), full_like(x, np.inf, D.real_dtype(x.dtype)))
+lower("isfinite.default", "prims.isfinite.default")(_float_test(ops.is_finite, True))
+lower("isnan.default")(_float_test(lambda x: ops.ne(x, x), False))
+lower("isinf.default")(_float_test(lambda x: ops.eq(ops.abs(x), full_like(
+    x, np.inf, D.real_dtype(x.dtype))), False))
 
 
 @lower("bitwise_not.default", "bitwise_not_.default", "prims.bitwise_not.default")
@@ -205,25 +197,13 @@ def sub(x, y, *, alpha=1):
     return ops.sub(*promote([x, y], dtype=dt))
 
 
-@lower("rsub.Tensor", "rsub.Scalar")
-def rsub(x, y, *, alpha=1):
-    return sub(y, x, alpha=alpha)
-
-
-@lower("mul.Tensor", "mul_.Tensor", "mul.Scalar", "mul_.Scalar")
-def mul(x, y):
-    return ew("mul", x, y)
-
-
-@lower("div.Tensor", "div_.Tensor", "div.Scalar", "div_.Scalar", "true_divide.Tensor")
-def div(x, y):
-    return ew("div", x, y, kind=INT_TO_FLOAT)
+lower("rsub.Tensor", "rsub.Scalar")(lambda x, y, *, alpha=1: sub(y, x, alpha=alpha))
 
 
 @lower("div.Tensor_mode", "div_.Tensor_mode", "div.Scalar_mode", "div_.Scalar_mode")
 def div_mode(x, y, *, rounding_mode=None):
     if rounding_mode is None:
-        return div(x, y)
+        return ew("div", x, y, kind=INT_TO_FLOAT)
     dt = compute_dtype([x, y])
     a, b = promote([x, y], dtype=dt)  # a Python int wraps into an integer dtype, as in eager
     if rounding_mode == "trunc":
@@ -300,6 +280,9 @@ def _binary(core, kind=DEFAULT):
 
 
 for _names, _core, _kind in [
+    (("mul.Tensor", "mul_.Tensor", "mul.Scalar", "mul_.Scalar"), "mul", DEFAULT),
+    (("div.Tensor", "div_.Tensor", "div.Scalar", "div_.Scalar", "true_divide.Tensor"), "div",
+     INT_TO_FLOAT),
     (("maximum.default", "prims.maximum.default"), "max", DEFAULT),
     (("minimum.default", "prims.minimum.default"), "min", DEFAULT),
     (("atan2.default", "atan2_.default", "prims.atan2.default", "arctan2.default"), "atan2",
@@ -383,14 +366,10 @@ def clamp(x, min=None, max=None):  # noqa: A002 - ATen names
     return num.clamp(num.broadcast_to(num.cast(x, dt), shape), *bounds)
 
 
-@lower("clamp_min.default", "clamp_min_.default", "clamp_min.Tensor", "clamp_min_.Tensor")
-def clamp_min(x, min):  # noqa: A002
-    return clamp(x, min, None)
-
-
-@lower("clamp_max.default", "clamp_max_.default", "clamp_max.Tensor", "clamp_max_.Tensor")
-def clamp_max(x, max):  # noqa: A002
-    return clamp(x, None, max)
+lower("clamp_min.default", "clamp_min_.default", "clamp_min.Tensor", "clamp_min_.Tensor")(
+    lambda x, bound: clamp(x, bound, None))
+lower("clamp_max.default", "clamp_max_.default", "clamp_max.Tensor", "clamp_max_.Tensor")(
+    lambda x, bound: clamp(x, None, bound))
 
 
 @lower("lerp.Scalar", "lerp_.Scalar", "lerp.Tensor", "lerp_.Tensor")
@@ -435,44 +414,28 @@ def _float_only(x, y, kernel):
     return a, b
 
 
-@lower("hypot.default", "hypot_.default", "prims.hypot.default")
-def hypot(x, y):
-    return num.hypot(*_float_only(x, y, "hypot_cpu"))
+def _binary_composite(composite, float_kernel=None):
+    """``lazycore.numeric.<composite>`` of the promoted operands: integers computed as
+    floats, or refused as eager's ``float_kernel``, registered for floating dtypes only."""
+    def fn(x, y):
+        args = _float_only(x, y, float_kernel) if float_kernel else promote([x, y], INT_TO_FLOAT)
+        return getattr(num, composite)(*args)
+    return fn
 
 
-@lower("copysign.Tensor", "copysign.Scalar")
-def copysign(x, y):
-    return num.copysign(*promote([x, y], INT_TO_FLOAT))
-
-
-@lower("xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self", "special_xlogy.default")
-def xlogy(x, y):
-    return num.xlogy(*promote([x, y], INT_TO_FLOAT))
-
-
-@lower("special_xlog1py.default")
-def xlog1py(x, y):
-    return num.xlog1py(*promote([x, y], INT_TO_FLOAT))
-
-
-@lower("logaddexp.default")
-def logaddexp(x, y):
-    return num.logaddexp(*_float_only(x, y, "logaddexp_cpu"))
-
-
-@lower("logaddexp2.default")
-def logaddexp2(x, y):
-    return num.logaddexp2(*_float_only(x, y, "logaddexp2_cpu"))
-
-
-@lower("gelu.default", "gelu_.default")
-def gelu(x, *, approximate="none"):
-    return in_opmath(num.gelu, x, approximate)
-
-
-@lower("silu.default", "silu_.default")
-def silu(x):
-    return in_opmath(num.silu, x)
+for _names, _composite, _kernel in [
+    (("hypot.default", "hypot_.default", "prims.hypot.default"), "hypot", "hypot_cpu"),
+    (("copysign.Tensor", "copysign.Scalar"), "copysign", None),
+    (("xlogy.Tensor", "xlogy.Scalar_Other", "xlogy.Scalar_Self", "special_xlogy.default"),
+     "xlogy", None),
+    (("special_xlog1py.default",), "xlog1py", None),
+    (("logaddexp.default",), "logaddexp", "logaddexp_cpu"),
+    (("logaddexp2.default",), "logaddexp2", "logaddexp2_cpu"),
+]:
+    lower(*_names)(_binary_composite(_composite, _kernel))
+lower("gelu.default", "gelu_.default")(
+    lambda x, *, approximate="none": in_opmath(num.gelu, x, approximate))
+lower("silu.default", "silu_.default")(lambda x: in_opmath(num.silu, x))
 
 
 @lower("prims.convert_element_type.default")

@@ -160,11 +160,15 @@ def _zeros_input(like, size):
     return wrap(lc.numeric.zeros(tuple(size), np_dtype(like.dtype)))
 
 
-@special(aten.upsample_bilinear2d_backward.default)
-def upsample_bilinear2d_backward(func, args, kwargs):
+_INTERPOLATIONS = {aten.upsample_bilinear2d_backward.default: aten.upsample_bilinear2d.default,
+                   aten.upsample_bicubic2d_backward.default: aten.upsample_bicubic2d.default}
+
+
+@special(*_INTERPOLATIONS)  # DINOv2's bicubic resize of its position embeddings
+def upsample_interpolation_backward(func, args, kwargs):
     grad, output_size, input_size, align_corners, *scales = list(args) + [
         kwargs.get("scales_h"), kwargs.get("scales_w")][len(args) - 4:]
-    return _vjp(lambda t: aten.upsample_bilinear2d.default(t, output_size, align_corners, *scales),
+    return _vjp(lambda t: _INTERPOLATIONS[func](t, output_size, align_corners, *scales),
                 grad, _zeros_input(grad, input_size))  # linear in the input: any point will do
 
 
