@@ -84,3 +84,22 @@ def test_bicubic_resize_gradient(resize, align_corners):
     assert not _fallbacks()
     for got, expected in zip(*reversed(results), strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,pad", [((2, 3, 7), (2, 3)), ((1, 2, 4, 5), (2, 1, 1, 2)),
+                                       ((1, 2, 3, 4, 5), (1, 2, 0, 1, 2, 1))])
+def test_replication_pad_gradient(shape, pad):
+    """``nn.ReplicationPad*d`` in a generator: the backward is the lazy VJP of the forward
+    (it ran eagerly, a fallback per step)."""
+    x = torch.randn(shape, generator=_gen(0))
+    weight = torch.randn(torch.nn.functional.pad(x, pad, mode="replicate").shape, generator=_gen(1))
+    results = []
+    lc.metrics.reset()
+    for device in ("cpu", lazy_torch.device()):
+        leaf = x.clone().to(device).requires_grad_()
+        out = torch.nn.functional.pad(leaf, pad, mode="replicate")
+        (out * weight.to(device)).sum().backward()
+        results.append([out.detach().cpu(), leaf.grad.cpu()])
+    assert not _fallbacks()
+    for got, expected in zip(*reversed(results), strict=True):
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)

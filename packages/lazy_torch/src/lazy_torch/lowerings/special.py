@@ -156,6 +156,16 @@ def adaptive_avg_pool2d_backward(func, args, kwargs):
     return _vjp(lambda t: aten._adaptive_avg_pool2d.default(t, list(grad.shape[-2:])), grad, x)
 
 
+_PADS = {getattr(aten, f"replication_pad{d}d_backward").default:
+         getattr(aten, f"replication_pad{d}d").default for d in (1, 2, 3)}
+
+
+@special(*_PADS)  # ReplicationPad layers (GAN and super-resolution generators)
+def replication_pad_backward(func, args, kwargs):
+    grad, x, padding = args
+    return _vjp(lambda t: _PADS[func](t, padding), grad, x)
+
+
 def _zeros_input(like, size):
     return wrap(lc.numeric.zeros(tuple(size), np_dtype(like.dtype)))
 
