@@ -4,6 +4,8 @@ exception types must agree, with no CPU fallback unless named."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -42,6 +44,16 @@ def test_histc_of_integers_counts_as_cuda():
         got = torch.histc(ids.int().to(lazy_torch.device()), 4, 0, hi).cpu()
         assert got.dtype == torch.int32
         assert torch.equal(got, torch.histc(ids.float(), 4, 0, hi).int())
+
+
+@pytest.mark.parametrize("bins,lo,hi", [(0, 0, 1), (4, 1, 0), (4, 0, float("inf")),
+                                         (4, float("nan"), 1)])
+def test_histc_errors_as_eager(bins, lo, hi):
+    x = torch.randn(10, generator=_gen(4))
+    with pytest.raises(RuntimeError) as expected:
+        torch.histc(x, bins, lo, hi)
+    with pytest.raises(RuntimeError, match=re.escape(str(expected.value))):
+        torch.histc(x.to(lazy_torch.device()), bins, lo, hi)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .common import OPMATH, D, default_float, full_like, num, ops, to_np, wrap_dim, wrap_dims
 from .registry import lower
 
@@ -214,8 +216,8 @@ def histc(x, bins=100, min=0, max=0):  # noqa: A002
     """Counts per equal-width bin of ``[min, max]`` with eager's bin arithmetic in the
     input's dtype. Integer inputs, which CPU PyTorch refuses, count as CUDA's histc does
     (transformers' MoE routers send int32 to any device but the CPU). A range taken from
-    the data (``min == max``) goes to eager."""
-    if not min < max:
+    the data (``min == max``) and eager's errors go to eager."""
+    if not min < max or bins <= 0 or not np.isfinite([min, max]).all():
         return NotImplemented
     dtype = x.dtype
     x = num.cast(ops.reshape(x, new_sizes=(x.size,)), D.int64 if D.is_integer(dtype) else dtype)
