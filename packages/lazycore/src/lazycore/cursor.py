@@ -66,16 +66,12 @@ class Epoch:
     __slots__ = ("base", "nodes", "sigs", "expected", "rec", "prev", "observed")
 
     def __init__(self):
-        self.observed: list = []  # observations decided by a walk, kept at ``close``
-        self.base = 1
-        self.nodes: list[Node] = []
-        self.sigs: list | None = []
-        self.expected: list | None = None
-        self.rec: Recording | None = None
-        self.prev: Recording | None = None
+        # ``observed``: observations decided by a walk, kept at ``close``; ``_advance``
+        # starts the first epoch (base 1, nothing recorded to follow)
+        self.base, self.nodes, self.prev = 0, [], None
+        _advance(self)
 
 
-EPOCH = Epoch()
 _recordings: dict[int, Recording] = {}
 
 
@@ -245,7 +241,9 @@ def close(roots: list[Node], program, taken: bool) -> None:
 
 def _advance(ep: Epoch) -> None:
     """Start the next epoch, expecting what followed ``ep.prev`` (the last recording)."""
-    _next_base(ep)
+    # past every place of this epoch, so no earlier node is ever in a later epoch (small
+    # ints: the hot path's arithmetic stays on one-digit ints for 2**30 nodes)
+    ep.base += len(ep.nodes) + 1
     ep.nodes, ep.observed = [], []
     prev = ep.prev
     nxt = prev.next[0] if prev is not None and prev.next else None
@@ -254,10 +252,7 @@ def _advance(ep: Epoch) -> None:
     ep.sigs = None if nxt is not None else []
 
 
-def _next_base(ep: Epoch) -> None:
-    """Past every place of this epoch, so no earlier node is ever in a later epoch (small
-    ints: the hot path's arithmetic stays on one-digit ints for 2**30 nodes)."""
-    ep.base += len(ep.nodes) + 1
+EPOCH = Epoch()
 
 
 def restart() -> None:

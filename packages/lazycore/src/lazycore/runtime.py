@@ -262,7 +262,8 @@ def _alone() -> bool:
     """No other thread may be tracing: the only threads besides this one are lazycore's
     compile thread, device loaders and known monitors (``_QUIET_THREADS``)."""
     n = threading.active_count()
-    return n == 1 or n - tiers.threads() - loader_threads() == 1
+    return n == 1 or n - tiers.threads() - sum(
+        1 for t in threading.enumerate() if t.name in _QUIET_THREADS) == 1
 
 
 # threads known never to trace: ``DeviceLoader``s only copy fresh host batches to the
@@ -270,11 +271,6 @@ def _alone() -> bool:
 # importing ``transformers`` starts, only polls progress bars (counted, it turned every
 # Hugging Face step's sync into a walk without donation)
 _QUIET_THREADS = frozenset({"lazycore-device-loader", "tqdm_monitor"})
-
-
-def loader_threads() -> int:
-    """Threads besides this one that allow donation and the trace cursor."""
-    return sum(1 for t in threading.enumerate() if t.name in _QUIET_THREADS)
 
 
 _creation_order = operator.attrgetter("seq")
@@ -309,8 +305,7 @@ def _run_each(targets, cause: str) -> list:
 
 def _poison(tensor, error) -> None:
     """The value cannot be computed: keep its error as a leaf, raised when observed."""
-    aval = tensor.node.aval
-    tensor.node = Node("failed", (), (), aval, error)
+    tensor.node = Node("failed", (), (), tensor.node.aval, error)
 
 
 def _describe(e: Exception) -> str:

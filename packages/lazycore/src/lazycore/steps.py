@@ -72,8 +72,7 @@ def _recorded(observed: list, live_pending: list, places: frozenset) -> tuple[li
         else:
             left.append(t.node)
     _left_pending.clear()
-    for root in left:
-        _left_pending.add(root)
+    _left_pending.update(left)
     return targets, not left
 
 
@@ -119,6 +118,5 @@ def _walked(observed: list, live_pending: list) -> tuple[list, bool]:
             excluded.update(visited)
             left.append(root)
     _left_pending.clear()
-    for root in left:
-        _left_pending.add(root)
+    _left_pending.update(left)
     return targets, not left

@@ -14,14 +14,20 @@ the frontend's error at the next barrier.
 
 Random draws inside the graph (``rng_key`` nodes made by a ``random.Generator``) are
 cut out as per-call operands: each call draws fresh keys from the generator, so a
-captured dropout does not repeat its mask. Scalars the graph baked in (params, consts)
-and device data it captured are passed as the same leaves every call.
+captured dropout does not repeat its mask. Constants and device data the graph captured
+are passed as the same leaves every call; so are the Python scalars it traced (params:
+learning rates, betas), as one device vector per dtype made at capture: a compiled AdamW
+step's 8 scalars per parameter were as many operands to record and to pack into a host
+vector at every sync, and a new value (Dynamo recaptures for a new learning rate) still
+gives the same program.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from functools import lru_cache
+
+import numpy as np
 
 from . import config, metrics
 from .autodiff import _cut_program
@@ -44,7 +50,38 @@ def _call_lower(*args, spec):
 def _jitted(spec):
     import jax
 
-    return jax.jit(lambda *xs: interpret(spec[0], xs, spec[1]))
+    return jax.jit(lambda *xs: interpret(spec[0], _arguments(xs, *spec[3]), spec[1]))
+
+
+def _arguments(xs: tuple, n_inputs: int, sources: tuple) -> list:
+    """The cut program's arguments: the call's inputs, then each leaf from its source
+    (``_scalar_vectors``): an operand, or an element of a scalar vector broadcast."""
+    from jax import lax
+
+    return [*xs[:n_inputs], *[xs[at] if element is None
+                              else lax.broadcast_in_dim(xs[at][element], shape, ())
+                              for at, element, shape in sources]]
+
+
+def _scalar_vectors(leaves: list, n_inputs: int) -> tuple[list, tuple]:
+    """(leaf operands, sources): the leaves with their scalar params replaced by one
+    device vector per dtype, and where each leaf's value is found among the operands."""
+    from .runtime import asarray
+
+    operands, scalars, sources = [], {}, []
+    for n in leaves:
+        if n.op == "param" and np.ndim(n.value) == 0:
+            group = scalars.setdefault(n.aval.dtype, [])
+            sources.append((n.aval.dtype, len(group), n.aval.shape))
+            group.append(n.value)
+        else:
+            sources.append((n_inputs + len(operands), None, ()))
+            operands.append(n)
+    vector_at = {dtype: n_inputs + len(operands) + i for i, dtype in enumerate(scalars)}
+    sources = [(at if element is None else vector_at[at], element, shape)
+               for at, element, shape in sources]
+    return operands + [asarray(np.array(v, dtype)).node for dtype, v in scalars.items()], \
+        tuple(sources)
 
 
 call = defop("call", "program", _call_rule, _call_lower, multi_output=True)
@@ -115,16 +152,16 @@ class Subprogram:
                 raise CaptureError(f"the graph depends on a value that failed or is not "
                                    f"an input: {leaf.value}")
         self.n_inputs = len(in_nodes)
-        self.input_avals = tuple(n.aval for n in in_nodes)
-        self.output_avals = tuple(n.aval for n in out_nodes[:self.n_outputs])
         self.n_ops = len(program)
         streams = generator if callable(generator) and not hasattr(generator, "next_key") \
             else (lambda node: generator)
+        leaves, sources = _scalar_vectors(leaves, self.n_inputs)
         # leaf operands passed every call; None marks a slot re-drawn from its stream
         self._leaves = [None if id(n) in stop else Tensor(n) for n in leaves]
         self._streams = [streams(n) if id(n) in stop else None for n in leaves]
         self._draws = sum(1 for t in self._leaves if t is None)
-        self._spec = Frozen((program, outs, tuple(n.aval for n in out_nodes)))
+        self._spec = Frozen((program, outs, tuple(n.aval for n in out_nodes),
+                             (self.n_inputs, sources)))
 
     def __call__(self, *inputs: Tensor) -> tuple[Tensor, ...]:
         """Record one ``call`` node over ``inputs``; returns one Tensor per output."""
@@ -142,11 +179,9 @@ class Subprogram:
         from .checks import PENDING, Check
 
         results = values[:self.n_outputs]
-        site = self.site or _call_site()
-        guards = tuple([r.node for r in results])
-        for (error_type, message, op), flag in zip(self._checks, values[self.n_outputs:],
-                                                   strict=True):
-            PENDING.append(Check(flag, error_type, message, op, site, guards))
+        site, guards = self.site or _call_site(), tuple([r.node for r in results])
+        PENDING.extend(Check(flag, *check, site, guards)
+                       for check, flag in zip(self._checks, values[self.n_outputs:], strict=True))
         return results
 
 
