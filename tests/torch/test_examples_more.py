@@ -115,3 +115,19 @@ def test_replication_pad_gradient(shape, pad):
     assert not _fallbacks()
     for got, expected in zip(*reversed(results), strict=True):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["int64 offsets", "float64", "mixed dtypes", "groups",
+                                  "contraction", "no offsets", "3d x 3d with offsets"])
+def test_grouped_mm_errors_as_eager(case):
+    a, b = torch.randn(7, 8, generator=_gen(0)), torch.randn(3, 8, 8, generator=_gen(1))
+    offs = torch.tensor([2, 2, 7], dtype=torch.int32)
+    a, b, offs = {"int64 offsets": (a, b, offs.long()), "float64": (a.double(), b.double(), offs),
+                  "mixed dtypes": (a, b.bfloat16(), offs), "groups": (a, b[:2], offs),
+                  "contraction": (a[:, :4], b, offs), "no offsets": (a, b, None),
+                  "3d x 3d with offsets": (a.expand(3, 7, 8), b, offs)}[case]
+    with pytest.raises(RuntimeError) as expected:
+        torch._grouped_mm(a, b, offs=offs)
+    lazy = [t if t is None else t.to(lazy_torch.device()) for t in (a, b, offs)]
+    with pytest.raises(RuntimeError, match=re.escape(str(expected.value))):
+        torch._grouped_mm(lazy[0], lazy[1], offs=lazy[2])

@@ -86,7 +86,11 @@ def grouped_mm(a, b, offs=None, bias=None, out_dtype=None):
     groups' ends (transformers' MoE experts and their gradients). Every group's product is
     computed and each position keeps its own group's; positions past the last end are 0
     (eager leaves them unwritten)."""
-    if offs is None or bias is not None or out_dtype not in (None, torch_dtype(a.dtype)):
+    groups = b.shape[0] if b.ndim == 3 else a.shape[0] if a.ndim == 3 else None
+    if offs is None or {a.ndim, b.ndim} not in ({2}, {2, 3}) or bias is not None or \
+            out_dtype not in (None, torch_dtype(a.dtype)) or \
+            offs.dtype != D.int32 or a.dtype != b.dtype or a.dtype not in (D.float32, *OPMATH) \
+            or offs.shape[0] != (groups or offs.shape[0]) or a.shape[-1] != b.shape[-2]:
         return NotImplemented  # 3d x 3d is bmm; eager's errors and unsupported options
     n = a.shape[0] if b.ndim == 3 else b.shape[1] if a.ndim == 3 else a.shape[1]
     ends = ops.broadcast_in_dim(offs, shape=(offs.shape[0], n), broadcast_dimensions=(0,))
