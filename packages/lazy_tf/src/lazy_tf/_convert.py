@@ -74,13 +74,24 @@ def _check_scalar(value, dtype: np.dtype) -> None:
             raise lc.DTypeError(f"{value} does not fit {dtype}")
 
 
+def _inside_tapes(h: lc.Tensor) -> lc.Tensor:
+    """What an op inside recording tapes reads for ``h``: the graph a tape recorded for
+    a value a sync has since re-pointed at device data (ops after the sync extend it,
+    or the gradient through them is lost; the graph is computed again)."""
+    made = next((n for tape in _state.active_tapes
+                 if tape._recording and (n := tape._made.get(h)) is not None), h.node)
+    used = h if made is h.node else lc.Tensor(made)
+    for tape in _state.active_tapes:
+        tape._used_input(h, used)
+    return used
+
+
 def to_core(v, dtype=None) -> lc.Tensor:
     """One argument as a core handle; ``dtype`` is what the op expects (numpy dtype)."""
     if is_lazy_class(v.__class__):
         h = v._read() if v.__class__ is not LazyTensor else handle(v)
         if _state.active_tapes:
-            for tape in _state.active_tapes:
-                tape._used_input(v, h)
+            h = _inside_tapes(h)
         if dtype is not None and h.dtype != dtype:
             raise lc.DTypeError(f"expected a {dtype} tensor, got {h.dtype}")
         return h

@@ -38,10 +38,6 @@ _CORE_DTYPES = {tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uin
                 tf.complex128}
 
 
-def _eager_from_host(array: np.ndarray) -> tf.Tensor:
-    return tf.constant(array)
-
-
 def _entry_api() -> str | None:
     """Name of the TF function the user called that is now converting our value."""
     frame = sys._getframe(2)
@@ -82,17 +78,13 @@ def to_eager(x: LazyTensor, dtype=None) -> tf.Tensor:
     if api is not None and not api.startswith("convert_to_tensor") and api not in _PRINTS:
         lc.metrics.inc("fallbacks")
         lc.metrics.inc(f"fallback::{api}")
-    return _eager_from_host(observe(x, f"fallback:{api}" if api is not None and not
+    return tf.constant(observe(x, f"fallback:{api}" if api is not None and not
                                     api.startswith("convert_to_tensor") else "convert"))
 
 
 def _parts(v) -> tuple:
     """An IndexedSlices' parts (a tape gradient's are lazy), else the value itself."""
     return (v.values, v.indices, v.dense_shape) if isinstance(v, tf.IndexedSlices) else (v,)
-
-
-def _lazy_leaves(tree) -> list:
-    return [p for v in tf.nest.flatten(tree) for p in _parts(v) if isinstance(p, LazyTensor)]
 
 
 def wrap_result(result):
@@ -106,12 +98,13 @@ def wrap_result(result):
 
 def run_eager(name: str, api, args, kwargs, *, count: bool = True):
     """Call the TF API on eager copies of every lazy argument (one sync for all)."""
-    leaves = _lazy_leaves((args, kwargs))
+    leaves = [p for v in tf.nest.flatten((args, kwargs)) for p in _parts(v)
+              if isinstance(p, LazyTensor)]
     if _state.active_tapes:
         from ._tape import check_leaving
 
         check_leaving(name, leaves)
-    eager = {id(v): _eager_from_host(h) for v, h in zip(leaves, lc.to_numpy_many(
+    eager = {id(v): tf.constant(h) for v, h in zip(leaves, lc.to_numpy_many(
         [handle(v) if v.__class__ is LazyTensor else v._read() for v in leaves],
         cause=f"fallback:{name}"), strict=True)}
 

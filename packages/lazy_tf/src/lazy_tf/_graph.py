@@ -168,16 +168,17 @@ def symbolic(x):
     return tf.convert_to_tensor(eager(x))
 
 
-def symbolic_args(args, kwargs):
-    """``(args, kwargs)`` with every lazy value replaced by ``symbolic``."""
+def symbolic_nest(structure):
+    """``structure`` with every lazy value replaced by ``symbolic`` (variables: their
+    shadows, so a gradient with respect to an ``ltf.Variable`` is its shadow's)."""
     LazyTensor, _ = _lazy_classes()
     return tf.nest.map_structure(
-        lambda v: symbolic(v) if isinstance(v, LazyTensor) else v, (args, kwargs))
+        lambda v: symbolic(v) if isinstance(v, LazyTensor) else v, structure)
 
 
 def run_in_graph(api, args, kwargs):
     """TensorFlow's own ``api`` on graph tensors (no lazy value left to dispatch on)."""
-    g_args, g_kwargs = symbolic_args(args, kwargs)
+    g_args, g_kwargs = symbolic_nest((args, kwargs))
     return api(*g_args, **g_kwargs)
 
 

@@ -21,7 +21,7 @@ import lazycore as lc
 from . import _state
 from ._capture import reachable
 from ._convert import dtype_of, to_core
-from ._graph import building, symbolic
+from ._graph import building, symbolic_nest
 from ._sparse_grads import from_rows
 from ._tensor import LazyTensor, handle, is_lazy_class, new
 from ._variable import Variable
@@ -115,7 +115,7 @@ class GradientTape:
     # -- watching -----------------------------------------------------------------
     def watch(self, tensor) -> None:
         if self._in_graph:
-            self._tf_tape.watch(_graph_values(tensor))
+            self._tf_tape.watch(symbolic_nest(tensor))
             return
         for t in map(_unwrap, tf.nest.flatten(tensor)):
             if not isinstance(t, LazyTensor):
@@ -145,11 +145,11 @@ class GradientTape:
             self._watched[id(var)] = var
             self._read[id(var)] = lc.Tensor(h.node)
 
-    def _used_input(self, value, h: lc.Tensor) -> None:
+    def _used_input(self, h: lc.Tensor, used: lc.Tensor) -> None:
         """A value used while recording: if the tape did not make it, it is a constant
         for this tape (TF records only ops run inside the tape)."""
         if self._recording and not _state.stopped[0] and h not in self._made:
-            self._outside.setdefault(id(h.node), h.node)
+            self._outside.setdefault(id(used.node), used.node)
 
     def _constants(self) -> list:
         return [lc.Tensor(n) for n in self._outside.values()]
@@ -199,7 +199,7 @@ class GradientTape:
         self._use()
         if self._tf_answers(target, sources):
             return self._tf_tape.gradient(
-                _graph_values(target), _graph_values(sources), _graph_values(output_gradients),
+                symbolic_nest(target), symbolic_nest(sources), symbolic_nest(output_gradients),
                 unconnected_gradients)
         targets = _flatten(target)
         flat_sources = [_unwrap(s) for s in _flatten(sources)]
@@ -264,7 +264,7 @@ class GradientTape:
         self._use()
         if self._tf_answers(target, sources):
             return self._tf_tape.jacobian(
-                _graph_values(target), _graph_values(sources), unconnected_gradients,
+                symbolic_nest(target), symbolic_nest(sources), unconnected_gradients,
                 parallel_iterations, experimental_use_pfor)
         out = self._graph_handle(target)
         flat_sources = [_unwrap(s) for s in _flatten(sources)]
@@ -321,13 +321,6 @@ def check_leaving(api: str, values) -> None:
                     "that an ltf.GradientTape differentiates, and the gradient through it "
                     "would be lost. Compute it outside the tape (or inside "
                     "tape.stop_recording() when no gradient should flow through it).")
-
-
-def _graph_values(structure):
-    """Lazy values -> what stands for them in the graph being built (variables: their
-    shadows, so gradients with respect to an ``ltf.Variable`` are the shadow's)."""
-    return tf.nest.map_structure(
-        lambda v: symbolic(v) if isinstance(v, LazyTensor) else v, structure)
 
 
 def _new_recorded(h: lc.Tensor):
