@@ -54,3 +54,38 @@ def test_values_read_inside_the_tape_keep_their_gradient(metrics):
     _assert_close(lazy_out, eager_out)
     _no_fallback(counters)
 
+
+class LogSpectrogram(L.Layer):
+    """An in-model feature layer, as audio examples write it."""
+
+    def call(self, waves):
+        frames = tf.signal.stft(waves, frame_length=32, frame_step=16, pad_end=True)
+        return tf.math.log(tf.abs(frames) + 1e-3)
+
+
+def test_audio_model_with_spectrogram_layers(metrics):
+    """Was: ``tf.signal.stft`` (also behind Keras's ``ops.stft`` and ``MelSpectrogram``)
+    had no lazy implementation: it ran eagerly on copies, so the compiled ``fit`` and
+    ``predict`` steps fell back to TensorFlow's graph, and under a tape it raised."""
+    def program():
+        keras.utils.set_random_seed(3)
+        waves = np.random.default_rng(3).standard_normal((6, 96)).astype(np.float32)
+        labels = np.arange(6) % 2
+        inputs = keras.Input((96,))
+        learned = L.Dense(96)(inputs)
+        mel = L.MelSpectrogram(fft_length=32, sequence_stride=16, sequence_length=32,
+                               num_mel_bins=8, sampling_rate=8000)(learned)
+        spec = L.Conv1D(4, 3, padding="causal", activation="relu")(LogSpectrogram()(learned))
+        merged = L.Concatenate()([L.GlobalAveragePooling1D()(mel),
+                                  L.GlobalAveragePooling1D()(spec)])
+        model = keras.Model(inputs, L.Dense(2)(merged))
+        model.compile(keras.optimizers.Adam(0.01),
+                      keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history = model.fit(waves, labels, epochs=2, batch_size=3, verbose=0, shuffle=False)
+        frames = tf.signal.frame(waves[:2], 20, 7, pad_end=True, pad_value=1.0, axis=-1)
+        return (history.history["loss"], [v.numpy() for v in model.weights],
+                model.predict(waves, verbose=0), frames * 1.0)
+
+    lazy_out, eager_out, counters = lazy_and_eager_keras(program)
+    _assert_close(lazy_out, eager_out, rtol=1e-3, atol=1e-3)
+    _no_fallback(counters)

@@ -9,6 +9,7 @@ import numpy as np
 
 import lazycore as lc
 
+from ._api_linalg import swap_last
 from ._api_math import composite
 from ._convert import is_lazy_class, np_dtype, same_dtype, static, static_int, to_core
 from ._indexing import key_to_static
@@ -42,8 +43,7 @@ def _matrix_transpose(a, name="matrix_transpose", conjugate=False):
     t = to_core(a)
     if t.ndim < 2:
         raise lc.ShapeError("matrix_transpose needs rank >= 2")
-    out = ops.transpose(t, permutation=(*range(t.ndim - 2), t.ndim - 1, t.ndim - 2))
-    return ops.conj(out) if conjugate and lc.dtypes.is_complex(out.dtype) else out
+    return swap_last(t, conjugate)
 
 
 @api("concat", "concatenate", lists=("values",))

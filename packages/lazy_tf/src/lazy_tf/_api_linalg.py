@@ -13,7 +13,8 @@ from ._table import FLOAT, INEXACT, NUMERIC, api, require
 ops, num = lc.ops, lc.numeric
 
 
-def _swap(t, conj=False):
+def swap_last(t, conj=False):
+    """The last two axes swapped (conjugated too, if asked, for complex values)."""
     out = ops.transpose(t, permutation=tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2))
     return ops.conj(out) if conj and lc.dtypes.is_complex(t.dtype) else out
 
@@ -26,8 +27,8 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint
     require(x, NUMERIC, "matmul")
     if x.ndim < 2 or y.ndim < 2:
         raise lc.ShapeError("matmul needs rank >= 2 operands")
-    x = _swap(x, adjoint_a) if transpose_a or adjoint_a else x
-    y = _swap(y, adjoint_b) if transpose_b or adjoint_b else y
+    x = swap_last(x, adjoint_a) if transpose_a or adjoint_a else x
+    y = swap_last(y, adjoint_b) if transpose_b or adjoint_b else y
     out = num.matmul(x, y)
     return out if output_type is None else num.cast(out, np_dtype(output_type))
 
@@ -36,7 +37,7 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint
 def _matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
             name=None):
     x, v = same_dtype(a, b)
-    x = _swap(x, adjoint_a) if transpose_a or adjoint_a else x
+    x = swap_last(x, adjoint_a) if transpose_a or adjoint_a else x
     out = num.matmul(x, num.expand_dims(v, v.ndim))
     return num.squeeze(out, out.ndim - 1)
 
@@ -60,7 +61,7 @@ def _square(t, what):
 @api("linalg.inv", "linalg_inv", tensors=("input",))
 def _inv(input, adjoint=False, name=None):  # noqa: A002
     t = _square(to_core(input), "inv")
-    return ops.linalg_inv(_swap(t, True) if adjoint else t)
+    return ops.linalg_inv(swap_last(t, True) if adjoint else t)
 
 
 # one-matrix APIs: (name, TF's parameter, lowering, computation)
@@ -83,7 +84,7 @@ def _solve(matrix, rhs, adjoint=False, name=None):
     m = _square(m, "solve")
     if r.ndim < 2 or r.shape[-2] != m.shape[-1]:
         raise lc.ShapeError(f"rhs shape {r.shape} does not match matrix {m.shape}")
-    return ops.linalg_solve(_swap(m, True) if adjoint else m, r)
+    return ops.linalg_solve(swap_last(m, True) if adjoint else m, r)
 
 
 @api("linalg.triangular_solve", "linalg_triangular_solve", tensors=("matrix", "rhs"))
@@ -105,7 +106,7 @@ def _svd(tensor, full_matrices=False, compute_uv=True, name=None):
     if not compute_uv:
         return ops.linalg_svdvals(t)
     u, s, vh = ops.linalg_svd(t, full_matrices=bool(full_matrices))
-    return s, u, _swap(vh, True)  # TF returns (s, u, v) with v, not v^H
+    return s, u, swap_last(vh, True)  # TF returns (s, u, v) with v, not v^H
 
 
 @api("linalg.diag_part", "gather (diagonal)", tensors=("input",))

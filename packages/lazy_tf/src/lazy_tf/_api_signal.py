@@ -1,4 +1,6 @@
-"""``tf.signal`` 1-D transforms over the innermost axis on the core's ``fft`` op.
+"""``tf.signal`` 1-D transforms over the innermost axis on the core's ``fft`` op, and
+``frame``/``stft`` (audio features inside a model: Keras's ``ops.stft`` ends in
+``tf.signal.stft``; without entries they ran eagerly and a compiled step fell back).
 
 ``fft``/``ifft`` are dispatchable; ``rfft``/``irfft`` have no dispatch hook and are
 wrapped symbols (``_table.patch``). ``fft_length`` crops or zero-pads the innermost
@@ -8,24 +10,25 @@ axis first, as TF does.
 from __future__ import annotations
 
 import numpy as np
+import tensorflow as tf
 
 import lazycore as lc
 
-from ._convert import static, to_core
+from ._convert import static, static_int, to_core
 from ._table import api, patch
 
 _COMPLEX = {np.dtype(np.complex64), np.dtype(np.complex128)}
 _REAL = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
 
-def _fit_last(t: lc.Tensor, n: int) -> lc.Tensor:
-    """Crop or zero-pad the innermost axis to ``n``."""
-    m = t.shape[-1]
+def _fit(t: lc.Tensor, n: int, axis: int = -1, fill=0) -> lc.Tensor:
+    """Crop ``axis`` to ``n``, or pad it there with ``fill``."""
+    axis, m = axis % t.ndim, t.shape[axis]
     if m > n:
-        return lc.numeric.getitem(t, (Ellipsis, slice(0, n)))
+        return lc.numeric.getitem(t, (slice(None),) * axis + (slice(0, n),))
     if m < n:
-        zero = lc.scalar(0, t.dtype)
-        return lc.ops.pad(t, zero, padding_config=((0, 0, 0),) * (t.ndim - 1) + ((0, n - m, 0),))
+        return lc.ops.pad(t, to_core(fill, t.dtype), padding_config=tuple(
+            (0, n - m if d == axis else 0, 0) for d in range(t.ndim)))
     return t
 
 
@@ -63,11 +66,34 @@ def _rfft(input_tensor, fft_length=None, name=None):
     if t.dtype not in _REAL or t.ndim < 1:
         raise lc.DTypeError(f"rfft expects a float32/float64 tensor of rank >= 1, got {t.dtype}")
     n = _length(fft_length, t.shape[-1])
-    return lc.ops.fft(_fit_last(t, n), fft_type="RFFT", fft_lengths=(n,))
+    return lc.ops.fft(_fit(t, n), fft_type="RFFT", fft_lengths=(n,))
 
 
 @patch("signal.irfft", "pad/slice, fft (IRFFT)")
 def _irfft(input_tensor, fft_length=None, name=None):
     t = _complex(input_tensor, "irfft")
     n = _length(fft_length, 2 * (t.shape[-1] - 1))
-    return lc.ops.fft(_fit_last(t, n // 2 + 1), fft_type="IRFFT", fft_lengths=(n,))
+    return lc.ops.fft(_fit(t, n // 2 + 1), fft_type="IRFFT", fft_lengths=(n,))
+
+
+@api("signal.frame", "pad, gather (frame positions)", tensors=("signal",))
+def _frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
+    t = to_core(signal)
+    length, step, axis = static_int(frame_length), static_int(frame_step), static_int(axis) % t.ndim
+    count = -(-t.shape[axis] // step) if pad_end else max(0, 1 + (t.shape[axis] - length) // step)
+    if pad_end and count:  # to the last frame's end (a crop past it: nothing reads there)
+        t = _fit(t, (count - 1) * step + length, axis, pad_value)
+    return lc.numeric.take(t, lc.constant(
+        (np.arange(count)[:, None] * step + np.arange(length)).astype(np.int64)), axis)
+
+
+@api("signal.stft", "frame, mul, pad/slice, fft (RFFT)", tensors=("signals",))
+def _stft(signals, frame_length, frame_step, fft_length=None,
+          window_fn=tf.signal.hann_window, pad_end=False, name=None):
+    """TF's composition: frames, times the window, each frame's RFFT (its default
+    ``fft_length`` is the power of 2 enclosing ``frame_length``)."""
+    framed = tf.signal.frame(signals, frame_length, frame_step, pad_end=pad_end)
+    if window_fn is not None:
+        framed *= window_fn(frame_length, dtype=framed.dtype)
+    return to_core(tf.signal.rfft(framed, [fft_length if fft_length is not None else
+                                           2 ** int(np.ceil(np.log2(static_int(frame_length))))]))

@@ -297,10 +297,8 @@ class _Capture:
                                                 site=f"tf.function {name}")
 
     def run(self, flat: list):
-        if _state.active_tapes:  # a tape outside the call watches the variables read
-            inputs = [to_core(flat[i] if kind == "arg" else i) for kind, i in self.feeds]
-        else:
-            inputs = [to_core(flat[i]) if kind == "arg" else handle(i) for kind, i in self.feeds]
+        # (a tape outside the call watches the variables read: ``to_core`` tells it)
+        inputs = [to_core(flat[i] if kind == "arg" else i) for kind, i in self.feeds]
         values = self.program(*inputs)
         for var, j in self.writes:
             handle(var).assign(values[j])

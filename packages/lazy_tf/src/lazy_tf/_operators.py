@@ -39,25 +39,15 @@ def _eager(dunder: str):
     return forward, (None if reverse is None else lambda x, y: reverse(y, x))
 
 
-def _make(name: str, api: str):
+def _make(name: str, api_of):
+    """The operator and its reflection; ``api_of(self)`` names the table entry."""
     eager_fwd, eager_rev = _eager(name)
 
     def forward(self, other):
-        return call(API[api], eager_fwd, (self, other), {})
+        return call(API[api_of(self)], eager_fwd, (self, other), {})
 
     def reverse(self, other):
-        return call(API[api], eager_rev, (other, self), {})
-    return forward, reverse
-
-
-def _make_bitwise(name: str, logical: str, bitwise: str):
-    eager_fwd, eager_rev = _eager(name)
-
-    def forward(self, other):
-        return call(API[logical if _is_bool(self) else bitwise], eager_fwd, (self, other), {})
-
-    def reverse(self, other):
-        return call(API[logical if _is_bool(self) else bitwise], eager_rev, (other, self), {})
+        return call(API[api_of(self)], eager_rev, (other, self), {})
     return forward, reverse
 
 
@@ -77,7 +67,7 @@ def _planned(fwd, rev, entry, apis):
 
 def _install() -> None:
     for dunder, api in _BINARY.items():
-        fwd, rev = _planned(*_make(dunder, api), api, (api,))
+        fwd, rev = _planned(*_make(dunder, lambda self, api=api: api), api, (api,))
         setattr(LazyTensor, f"__{dunder}__", fwd)
         if dunder in _REFLECT:
             continue
@@ -85,8 +75,7 @@ def _install() -> None:
     for dunder, (logical, bitwise) in _BITWISE.items():
         def entry(self, logical=logical, bitwise=bitwise):
             return logical if _is_bool(self) else bitwise
-        fwd, rev = _planned(*_make_bitwise(dunder, logical, bitwise), entry,
-                            (logical, bitwise))
+        fwd, rev = _planned(*_make(dunder, entry), entry, (logical, bitwise))
         setattr(LazyTensor, f"__{dunder}__", fwd)
         setattr(LazyTensor, f"__r{dunder}__", rev)
     LazyTensor.__neg__ = lambda self: call_by_name("math.negative", self)

@@ -11,11 +11,11 @@ import itertools
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.trackable import base as _trackable
+from tensorflow.python.trackable.base import Trackable
 
 import lazycore as lc
 
-from . import _state
+from . import _state, _trackable
 from ._convert import to_core
 from ._dtypes import to_np
 from ._graph import building, shadow
@@ -53,7 +53,7 @@ class _Factory(type(LazyTensor)):
         return cls._create(*args, **kwargs)
 
 
-class Variable(LazyTensor, _trackable.Trackable, metaclass=_Factory):
+class Variable(LazyTensor, Trackable, metaclass=_Factory):
     """``tf.Variable``'s interface over a lazy value.
 
     >>> v = Variable([1.0, 2.0])
@@ -204,15 +204,9 @@ def _variable_spec(self):
 Variable._type_spec = property(_variable_spec)
 
 
-def _install_trackable() -> None:
-    from . import _trackable
-
-    for name, f in _trackable.METHODS.items():
-        setattr(Variable, name, f)
-    for name, f in _trackable.PROPERTIES.items():
-        setattr(Variable, name, property(f))
-    # savers treat it as a resource variable: its SavedModel object is its shadow's
-    Variable._should_act_as_resource_variable = True
-
-
-_install_trackable()
+for _name, _f in _trackable.METHODS.items():  # checkpoints and SavedModel (``_trackable``)
+    setattr(Variable, _name, _f)
+for _name, _f in _trackable.PROPERTIES.items():
+    setattr(Variable, _name, property(_f))
+# savers treat it as a resource variable: its SavedModel object is its shadow's
+Variable._should_act_as_resource_variable = True
