@@ -43,15 +43,31 @@ def _sync(device):
         lazy_torch.sync()
 
 
-def check(program, exact=False, rtol=1e-4, atol=1e-5):
+def check(program, rounding=False, rtol=1e-4, atol=1e-5, loose=()):
+    """`rounding`: half-precision results must be eager's up to rare one-ulp flips (see
+    `_rounds_like`); `loose` items within one bfloat16 rounding at the result's scale."""
     expected, got = _flat(program("cpu")), _flat(program(lazy_torch.device()))
     for i, (g, e) in enumerate(zip(got, expected, strict=True)):
         assert g.dtype == e.dtype and g.shape == e.shape, (i, g.dtype, e.dtype, g.shape, e.shape)
-        if exact:
-            assert torch.equal(g, e), (i, (g.double() - e.double()).abs().max())
-        else:
+        if rounding and i not in loose:
+            _rounds_like(g, e, i)
+        else:  # loose: within a bfloat16 rounding of partial sums at the result's scale
+            rtol, atol = (2.0 ** -7, 2.0 ** -7 * float(e.abs().max())) if rounding else (rtol, atol)
             torch.testing.assert_close(g, e, rtol=rtol, atol=atol, equal_nan=True,
                                        msg=lambda m, i=i: f"item {i}: {m}")
+
+
+def _rounds_like(got, expected, item):
+    """Each element within one unit in the last place of eager's, and at most 0.1% of them
+    different. Eager's BLAS/oneDNN and XLA add float32 partial sums in different orders,
+    and eager's vector kernels fuse multiply-adds differently per CPU, so a rounding can
+    flip (a few elements in thousands on a Zen 3 CPU, none on the one these tests were
+    written on); rounding an intermediate to the half type flips a large share."""
+    g, e = got.double(), expected.double()
+    ulp = torch.nextafter(expected.abs(), torch.tensor(float("inf"), dtype=expected.dtype))
+    within = (g - e).abs() <= (ulp.double() - e.abs()) + 2.0 ** -24  # + float32's rounding at 1
+    flips = int((g != e).sum())
+    assert bool(within.all()) and flips <= max(2, e.numel() // 1000), (item, flips, e.numel())
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
@@ -81,12 +97,15 @@ def test_half_precision_rounds_once(dtype):
             F.conv2d(g, cw, cb_.detach().requires_grad_()).sum().backward()
             out.append(cw.grad)
         return out
-    check(program, exact=True)
+    # the convolution's bfloat16 weight gradient: eager's oneDNN kernel on CPUs without
+    # native bfloat16 dot products (AVX2) rounds partial sums, not only the result
+    check(program, rounding=True, loose=(18,))
 
 
 def test_autocast_bfloat16_step():
     """A convolution and a linear layer with biases under CPU autocast: the bfloat16
-    outputs, the loss and the float32 parameters' gradients are eager's, bit for bit."""
+    outputs, the loss and the float32 parameters' gradients are eager's (up to one-ulp
+    flips; the convolution's weight gradient within bfloat16's tolerance)."""
     def program(d):
         torch.manual_seed(0)
         m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(64, 3)).to(d)
@@ -95,7 +114,7 @@ def test_autocast_bfloat16_step():
             loss = F.cross_entropy(y, torch.tensor([0, 2]).to(d))
         loss.backward()
         return y, loss, [p.grad for p in m.parameters()]
-    check(program, exact=True)
+    check(program, rounding=True, loose=(2,))  # conv weight gradient, as above
 
 
 OPTIMIZERS = {
