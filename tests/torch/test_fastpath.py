@@ -305,3 +305,18 @@ def test_reflected_sub_records_autograd_when_grad_is_required():
     assert out.grad_fn is not None
     out.backward()
     _same(w.grad, torch.full((2,), -2.0))
+
+
+def test_factories_own_separate_storages():
+    """``empty`` hands its fresh core value to the new tensor as is (no second handle):
+    factories filled in place (``ones``, ``full``, ``empty_strided``) stay independent."""
+    dev = lt.device()
+    a, b = torch.ones(2, 3, device=dev), torch.ones(2, 3, device=dev)
+    c = torch.empty_strided((2, 3), (3, 1), dtype=torch.float64, device=dev).fill_(2)
+    a.add_(1)
+    b.mul_(c.to(torch.float32))
+    assert c.dtype == torch.float64 and c.stride() == (3, 1)
+    _same(a, torch.full((2, 3), 2.0))
+    _same(b, torch.full((2, 3), 2.0))
+    _same(c, torch.full((2, 3), 2.0, dtype=torch.float64))
+    _same(torch.zeros(2, 3, device=dev), torch.zeros(2, 3))

@@ -68,11 +68,12 @@ def _dtype(dtype):
 
 
 def _empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    return wrap(lc.numeric.zeros(tuple(size), np_dtype(_dtype(dtype))))
+    # a fresh handle: ``torch.ones``/``full`` are empty + fill_, several per generated token
+    return wrap(lc.numeric.zeros(tuple(size), np_dtype(_dtype(dtype))), fresh=True)
 
 
 def _empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
-    return wrap(lc.numeric.zeros(tuple(size), np_dtype(_dtype(dtype))))
+    return _empty(size, dtype)
 
 
 def _copy_from(src, dst, non_blocking=False):

@@ -49,7 +49,8 @@ def call(op, *operands, **attrs):
     except AttributeError:
         bad = [type(o).__name__ for o in operands if not isinstance(o, Tensor)]
         raise TypeError(f"{op.name}: operands must be lazycore.Tensor, got {bad}") from None
-    key = (op.name, avals, *attrs.items())
+    # (a star-unpacked key costs a list; most pointwise ops have no attributes at all)
+    key = (op.name, avals, tuple(attrs.items())) if attrs else (op.name, avals)
     try:
         hit = _RULES.get(key)
     except TypeError:  # an unhashable attribute (a list, an array): frozen by _rule
