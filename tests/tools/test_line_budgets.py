@@ -16,7 +16,9 @@ _spec.loader.exec_module(rm)
 # Logical lines when the budgets were set (issue 15): lazycore 6496, lazy_numpy 3327,
 # lazy_torch 3378, lazy_tf 3030, rounded up a little for work in flight. They may only go
 # down; moving an algorithm from a frontend into the core moves lines between budgets.
-LINE_BUDGETS = {"lazycore": 6800, "lazy_numpy": 3450, "lazy_torch": 3500, "lazy_tf": 3250}
+# histc's bin arithmetic moved into the core (lazycore.numeric.histogram): 8 lines from
+# lazy_torch's budget to lazycore's.
+LINE_BUDGETS = {"lazycore": 6808, "lazy_numpy": 3450, "lazy_torch": 3492, "lazy_tf": 3250}
 
 
 def _tree(tmp_path: Path) -> Path:

@@ -168,5 +168,13 @@ from .composites.reductions import (
     var,
     vector_norm,
 )
-from .composites.sorting import argsort, quantile, searchsorted, sort, sort_with_indices, top_k
+from .composites.sorting import (
+    argsort,
+    histogram,
+    quantile,
+    searchsorted,
+    sort,
+    sort_with_indices,
+    top_k,
+)
 

@@ -93,9 +93,7 @@ def grouped_mm(a, b, offs=None, bias=None, out_dtype=None):
             or offs.shape[0] != (groups or offs.shape[0]) or a.shape[-1] != b.shape[-2]:
         return NotImplemented  # 3d x 3d is bmm; eager's errors and unsupported options
     n = a.shape[0] if b.ndim == 3 else b.shape[1] if a.ndim == 3 else a.shape[1]
-    ends = ops.broadcast_in_dim(offs, shape=(offs.shape[0], n), broadcast_dimensions=(0,))
-    group = ops.reduce_sum(num.cast(ops.le(ends, ops.iota(
-        dtype=offs.dtype, shape=ends.shape, dimension=1)), D.int32), axes=(0,))
+    group = num.searchsorted(offs, num.arange(n, dtype=offs.dtype), right=True)  # ends <= i
     zero = num.zeros((), a.dtype)
     if b.ndim == 3:  # (M, G, N): row m keeps its group's product
         mine = num.expand_dims(num.one_hot(group, offs.shape[0]), -1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import OPMATH, D, default_float, full_like, num, ops, to_np, wrap_dim, wrap_dims
+from .common import OPMATH, D, default_float, num, ops, to_np, wrap_dim, wrap_dims
 from .registry import lower
 
 
@@ -219,13 +219,4 @@ def histc(x, bins=100, min=0, max=0):  # noqa: A002
     the data (``min == max``) and eager's errors go to eager."""
     if not min < max or bins <= 0 or not np.isfinite([min, max]).all():
         return NotImplemented
-    dtype = x.dtype
-    x = num.cast(ops.reshape(x, new_sizes=(x.size,)), D.int64 if D.is_integer(dtype) else dtype)
-    lo, hi = full_like(x, min), full_like(x, max)
-    # + x * 0: a divisor XLA sees as a broadcast it turns into a product by its reciprocal,
-    # which rounds differently and moves values across bin edges
-    width = ops.add(ops.sub(hi, lo), ops.mul(x, full_like(x, 0)))
-    pos = num.cast(ops.div(ops.mul(ops.sub(x, lo), full_like(x, bins)), width), D.int32)
-    inside = ops.bitwise_and(ops.ge(x, lo), ops.le(x, hi))  # NaN is in no bin
-    pos = num.where(inside, num.minimum(pos, full_like(pos, bins - 1)), full_like(pos, -1))
-    return ops.reduce_sum(num.cast(num.one_hot(pos, bins), dtype), axes=(0,))
+    return num.histogram(x, bins, min, max)

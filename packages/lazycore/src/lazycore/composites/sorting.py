@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..dtypes import is_integer
 from ..tensor import Tensor
 from ..trace import constant
-from .broadcasting import broadcast_to, cast, full, promote
+from .broadcasting import broadcast_to, cast, full, promote, where
 from .elementwise import mixed_sign_compare
-from .indexing import host_index, take
+from .indexing import host_index, one_hot, take
 from .manipulation import moveaxis, reshape
 from .reductions import any as any_
 from .reductions import normalize_axes
@@ -107,6 +108,23 @@ def searchsorted(sorted_: Tensor, v: Tensor, right: bool = False) -> Tensor:
     below = ops.get("not")(ops.lt(a, broadcast_to(sorted_, a.shape))) if right else ops.lt(
         broadcast_to(sorted_, a.shape), a)
     return ops.reduce_sum(cast(below, np.int64), axes=(v.ndim,))
+
+
+def histogram(x: Tensor, bins: int, lo, hi) -> Tensor:
+    """Counts of ``x``'s elements in ``bins`` equal-width bins of ``[lo, hi]``, in ``x``'s
+    dtype, with PyTorch's bin arithmetic in that dtype (integers in int64): the bin is
+    ``trunc((x - lo) * bins / (hi - lo))``, ``hi`` in the last; NaN and values outside
+    count nowhere."""
+    dtype = x.dtype
+    x = cast(ops.reshape(x, new_sizes=(x.size,)), np.int64 if is_integer(dtype) else dtype)
+    low, high = full(x.shape, lo, x.dtype), full(x.shape, hi, x.dtype)
+    # + x * 0: a divisor XLA sees as a broadcast it turns into a product by its reciprocal,
+    # which rounds differently and moves values across bin edges
+    width = ops.add(ops.sub(high, low), ops.mul(x, full(x.shape, 0, x.dtype)))
+    pos = cast(ops.div(ops.mul(ops.sub(x, low), full(x.shape, bins, x.dtype)), width), np.int32)
+    inside = ops.bitwise_and(ops.ge(x, low), ops.le(x, high))
+    pos = where(inside, ops.min(pos, full(pos.shape, bins - 1, np.int32)), full(pos.shape, -1, np.int32))
+    return ops.reduce_sum(cast(one_hot(pos, bins), dtype), axes=(0,))
 
 
 def isin(x: Tensor, test: Tensor, invert: bool = False) -> Tensor:
