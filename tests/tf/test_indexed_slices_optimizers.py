@@ -15,6 +15,7 @@ import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import lazy_tf as ltf  # noqa: E402
+import lazycore as lc  # noqa: E402
 
 IDS = np.array([[1, 1, 2], [3, 1, 1], [2, 2, 5], [7, 1, 3]], np.int32)
 LABELS = np.array([0, 2, 1, 0], np.int32)
@@ -92,10 +93,41 @@ def test_adam_updates_stay_lazy(name):
     assert ltf.fallback_counts() == before
 
 
-@pytest.mark.parametrize("name, run_eagerly", [("adam", False), ("adam", True),
-                                               ("rmsprop", False)])
+@pytest.mark.parametrize("name, run_eagerly", [("adam", False), ("adam", True)])
 def test_fit_matches_eager(name, run_eagerly):
     _assert_close(_fit(True, OPTIMIZERS[name], run_eagerly), _fit(False, OPTIMIZERS[name], False))
+
+
+@pytest.mark.parametrize("name", ["rmsprop", "adagrad"])
+def test_fit_sparse_divide_stays_captured(name):
+    """RMSprop/Adagrad divide IndexedSlices by a dense tensor (Keras's ``tf.cond`` on a
+    zero divisor): the compiled step stays captured, no fallback, eager's weights."""
+    before, counts = lc.metrics.counters().get("tf_function_fallback", 0), ltf.fallback_counts()
+    lazy = _fit(True, OPTIMIZERS[name], False)
+    assert lc.metrics.counters().get("tf_function_fallback", 0) == before
+    assert ltf.fallback_counts() == counts
+    _assert_close(lazy, _fit(False, OPTIMIZERS[name], False))
+
+
+@pytest.mark.parametrize("divisor", [[1.0, 2.0, 4.0, 8.0], [0.0, 2.0, np.nan, 8.0]])
+def test_sparse_divide_matches_eager(divisor):
+    """Both of Keras's branches: divisor rows that are zero or NaN outside the slices
+    give eager's NaN rows, a NaN row among them NaN slices; other rows stay zero."""
+    ltf.keras.enable()
+    try:
+        x2 = np.array(divisor, np.float32)[:, None] * np.ones((1, 3), np.float32)
+        values = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+
+        def run(conv):
+            g = tf.IndexedSlices(conv(values), conv(np.array([2, 3], np.int32)),
+                                 tf.constant([4, 3]))
+            out = keras.ops.divide(g, conv(x2))
+            assert isinstance(out, tf.IndexedSlices)
+            return np.asarray(tf.convert_to_tensor(out))
+
+        np.testing.assert_array_equal(run(ltf.convert_to_tensor), run(tf.constant))
+    finally:
+        ltf.keras.disable()
 
 
 def _ltf_loop(lazy_mode, make_opt):

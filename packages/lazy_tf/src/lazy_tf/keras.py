@@ -64,6 +64,7 @@ def enable() -> None:
     _STATE["original"] = original
     _STATE["converter"] = _patch_convert_to_tensor()
     _patch_optimizer()
+    _patch_sparse_divide()
     _patch_output_spec()
     _make_dispatchable(cls)
     _keras_rnn.install()  # recurrent layers as one loop node
@@ -196,6 +197,35 @@ def _patch_optimizer() -> None:
 
     _backend_update_step.__lazy_tf__ = True
     cls._backend_update_step = _backend_update_step
+
+
+def _patch_sparse_divide() -> None:
+    """Keras's ``ops.divide(IndexedSlices, dense)`` (RMSprop, Adagrad, Adadelta on an
+    ``Embedding``) takes ``tf.cond(any divisor row zero or NaN)``: the union of the
+    slices' rows and those rows, else the slices' rows. A lazy predicate is a sync (in
+    a captured step: TF's graph path). Lazily both cases are one IndexedSlices: the
+    slices divided by their rows, then every row ``0 / divisor`` where no slice is (0,
+    or Keras's NaN/inf where the divisor is zero or NaN), so scatters and densifying
+    give eager's values either way (Keras's union of repeated ids differs)."""
+    module = importlib.import_module("keras.src.backend.tensorflow.numpy")
+    original = module.divide
+    if getattr(original, "__lazy_tf__", False):
+        return
+
+    @functools.wraps(original)
+    def divide(x1, x2):
+        if not (isinstance(x1, tf.IndexedSlices) and type(x2) is LazyTensor and x2.shape.rank):
+            return original(x1, x2)
+        func, rows, idx = original.__wrapped__, x2.shape[0], x1.indices
+        taken = tf.math.unsorted_segment_max(tf.ones_like(idx), idx, rows) > 0
+        other = tf.where(tf.reshape(taken, [rows] + [1] * (x2.shape.rank - 1)),
+                         tf.zeros_like(x2), func(tf.zeros_like(x2), x2))
+        return tf.IndexedSlices(tf.concat([func(x1.values, tf.gather(x2, idx)), other], 0),
+                                tf.concat([idx, tf.range(rows, dtype=idx.dtype)], 0),
+                                x1.dense_shape)
+
+    divide.__lazy_tf__ = True
+    module.divide = divide
 
 
 def _patch_convert_to_tensor():
