@@ -35,6 +35,26 @@ def test_failed_capture_leaves_tf_random_stream_alone(metrics):
     assert counters["tf_function_fallback"] == 1
 
 
+def test_seeded_tf_random_in_captured_function_is_tfs_kernel(metrics):
+    """``tf.random.uniform/normal(seed=...)`` on host values inside a captured function:
+    TF's stateful kernel's values (each call continues the function's own stream), no
+    fallback to TF's graph (was: refused, so the whole step ran in TF's graph)."""
+    def program():
+        v = keras.Variable(1.0)
+        tf.random.set_seed(3)
+        f = tf.function(lambda x: (tf.random.uniform([5], seed=7) * x,
+                                   tf.random.normal([2, 3], seed=1, dtype=tf.float64),
+                                   tf.random.uniform([3], 2.0, 4.0, seed=2) + v))
+        out = [*f(tf.constant(2.0)), *f(tf.constant(2.0)), *f(tf.constant(3.0))]
+        return out + [tf.random.uniform([3], seed=7), tf.random.uniform([2])]
+
+    lazy_out, eager_out, counters = lazy_and_eager_keras(program)
+    assert counters["tf_function_call"] == 3 and counters.get("tf_function_fallback", 0) == 0
+    for a, b in zip(lazy_out, eager_out, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert len({np.asarray(a).tobytes() for a in lazy_out[:9:3]}) == 3  # a new draw per call
+
+
 class CVAE(keras.Model):
     def __init__(self, latent_dim=2):
         super().__init__()

@@ -19,11 +19,14 @@ import types
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.ops import gen_random_ops
 from tensorflow.python.ops.random_ops_util import convert_alg_to_int
 
 import lazycore as lc
 
+from . import _state
 from ._convert import np_dtype, static, to_core
+from ._graph import building
 from ._table import api
 from ._tensor import new
 
@@ -186,3 +189,41 @@ def _stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None)
             d if s is None else s for d, s in zip(t.shape, static(noise_shape), strict=False)],
             seed, t.dtype, rng_alg, "uniform"), rate),
         _apply("mul", t, _operand(1 / (1 - rate), t.dtype)), lc.numeric.full((), 0, t.dtype))
+
+
+# -- TF's stateful random ops in a captured tf.function ----------------------------------
+class _Kernel:
+    """A stateful draw's TF kernel (``GuardedPhiloxRandom``) in a captured function: it
+    keeps the seed pair as Philox's key and counter and reserves 256 blocks per value
+    each run, so call k starts at block ``k * n * 256``; k reaches the program as the
+    draw's key, re-drawn every call (``_capture._stream_of``)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def next_key(self) -> lc.Tensor:
+        self.calls += 1
+        return lc.numeric.full((2,), lc.scalar(self.calls - 1, np.int64, bake=False), np.uint32)
+
+
+def _stateful(kind: str, original):
+    """``gen_random_ops``' ``kind`` draw: while a ``tf.function`` is captured and its op
+    seed given (TF's draws then follow from the seed pair), TF's kernel's values
+    (``lazycore.numeric.philox`` from ``start``); else TensorFlow's op."""
+    def draw(shape, dtype, seed=0, seed2=0, name=None):
+        trace = _state.capture[0]
+        if trace is None or not (seed or seed2) or building():
+            return original(shape, dtype, seed=seed, seed2=seed2, name=name)
+        shape, zero = _shape(shape), lc.scalar(0, np.int64, bake=False)
+        key = lc.ops.rng_key(zero, zero)
+        trace.kernels[id(key.node)] = _Kernel()
+        start = lc.numeric.elementwise("mul", lc.numeric.cast(lc.numeric.getitem(key, 0), np.uint64),
+                                       256 * int(np.prod(shape)), dtype=np.uint64)
+        return new(lc.numeric.philox(to_core(np.array([seed, seed2], np.int64)), shape,
+                                     np_dtype(dtype), kind, start))
+    return draw
+
+
+gen_random_ops.random_uniform = _stateful("uniform", gen_random_ops.random_uniform)
+gen_random_ops.random_standard_normal = _stateful("normal",
+                                                  gen_random_ops.random_standard_normal)

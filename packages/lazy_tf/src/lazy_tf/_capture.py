@@ -132,6 +132,7 @@ class _Trace:
     def __init__(self):
         self.vars: dict[int, tuple] = {}   # id(var) -> (var, node before, placeholder)
         self.stateful: list[str] = []      # stateful TF ops run eagerly meanwhile
+        self.kernels: dict = {}            # id(rng_key node) -> seeded TF draw's kernel
 
     def eager_op(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):
         """TF's op callback: a stateful op run eagerly (``tf.random.normal`` on host
@@ -171,6 +172,8 @@ class _Stream:
 def _stream_of(node) -> _Stream:
     from ._api_random import _STREAMS
 
+    if id(node) in _state.capture[0].kernels:
+        return _state.capture[0].kernels[id(node)]
     seed = int(lc.ir.host_value(node.operands[0]))
     for (_, op_seed), gen in list(_STREAMS.items()):
         if gen.seed == seed:
@@ -391,14 +394,14 @@ def _guard_variable_state() -> None:
         stack.extend(cls.__subclasses__())
 
 
-def _guard(owner, names, what: str) -> None:
+def _guard(owner, names, what: str, allow=lambda *a, **k: False) -> None:
     for name in names:
         original = owner.__dict__.get(name)
         if original is None or getattr(original, "__lazy_tf__", False):
             continue
 
         def guarded(*args, _original=original, _name=name, **kwargs):
-            if _state.capture[0] is not None and not building():
+            if _state.capture[0] is not None and not building() and not allow(*args, **kwargs):
                 raise CaptureError(f"{what}: {_name.strip('_')} while a tf.function is "
                                    "captured (its state is TensorFlow's)")
             return _original(*args, **kwargs)
@@ -413,7 +416,8 @@ def install() -> None:
     _guard_variable_state()
     # TF's stateful random ops take their op seed from the eager context's stream before
     # they run: a capture that falls back must not advance it (later eager draws differ)
-    _guard(random_seed, ("get_seed",), "tf.random")
+    # (an op seed given: nothing taken; TF's kernel is then traced, ``_api_random``)
+    _guard(random_seed, ("get_seed",), "tf.random", lambda op_seed=None: op_seed is not None)
 
 
 def captures(function) -> int:

@@ -87,12 +87,13 @@ def _philox(ctr: list, key: list) -> list:
     return scan(one_round, ctr, keys)[0]
 
 
-def _bits(seed: Tensor, counters: Tensor, wide) -> Tensor:
+def _bits(seed: Tensor, counters: Tensor, wide, raw: bool = False) -> Tensor:
     """The blocks' words for ``counters`` (uint64), flat: uint32, or with ``wide`` uint64
-    from pairs ("high": high word first, "low": low word first)."""
-    s = reinterpret(ops.convert(seed, dtype=np.int64), _U64)
-    mix = _philox(_halves(getitem(s, 0)) + _halves(getitem(s, 1)),
-                  [full((), 0x3EC8F720, _U32), full((), 0x02461E29, _U32)])
+    from pairs ("high": high word first, "low": low word first). ``raw``: the seed's
+    words are the key and the counter's high words themselves (TF's stateful kernels)."""
+    s = [w for i in (0, 1) for w in _halves(getitem(reinterpret(
+        ops.convert(seed, dtype=np.int64), _U64), i))]
+    mix = s if raw else _philox(s, [full((), 0x3EC8F720, _U32), full((), 0x02461E29, _U32)])
     w = reshape(stack(_philox([*_halves(counters), *(
         broadcast_to(m, counters.shape) for m in mix[2:])], mix[:2]), -1), (-1, 2))
     hi, lo = (ops.convert(getitem(w, (slice(None), i)), dtype=_U64)
@@ -119,19 +120,22 @@ def _gaussian(w: Tensor, dtype) -> Tensor:
     return reshape(stack([_e("mul", ops.sin(v1), u2), _e("mul", ops.cos(v1), u2)], 1), (-1,))
 
 
-def philox(seed: Tensor, shape, dtype, kind: str = "uniform") -> Tensor:
+def philox(seed: Tensor, shape, dtype, kind: str = "uniform", start: Tensor | None = None
+           ) -> Tensor:
     """TF's stateless draws from ``seed`` (two integers): ``kind`` "uniform" (floats in
     [0, 1), or an integer dtype's unsigned bits), "normal" or "truncated": TF gives each
     group of 4 values (2 of float64) 256 blocks and takes the first normals within 2; here
     their first 20 candidates (fewer than a group's size fall within 2 with probability
-    < 1e-20)."""
+    < 1e-20). ``start`` (a uint64 scalar): TF's stateful kernels' draws instead (the
+    seed pair as Philox's key and counter, the blocks counted from ``start``)."""
     d, shape = canonical(dtype), tuple(int(s) for s in shape)
     n, wide = int(np.prod(shape)), ("low" if d.kind in "iu" else "high") if d.itemsize == 8 \
         else None
     size = 2 if wide else 4  # values per block
     per, stride = (20 // size, 64 * size) if kind == "truncated" else (1, 1)
     at = [ops.iota(dtype=_U64, shape=(-(-n // size), per), dimension=i) for i in (0, 1)]
-    w = _bits(seed, reshape(_e("add", _e("mul", at[0], stride), at[1]), (-1,)), wide)
+    w = _bits(seed, reshape(_e("add", _e("mul", at[0], stride), at[1] if start is None else
+                               _e("add", at[1], start)), (-1,)), wide, start is not None)
     if kind == "uniform":
         raw = w if d.kind in "iu" else _unit(w, d)
     else:
