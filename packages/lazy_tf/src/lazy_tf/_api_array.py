@@ -12,7 +12,7 @@ import lazycore as lc
 from ._api_linalg import swap_last
 from ._api_math import composite
 from ._convert import is_lazy_class, np_dtype, same_dtype, static, static_int, to_core
-from ._indexing import key_to_static
+from ._indexing import _getitem
 from ._table import INT, REAL, api, in_range, require
 
 ops, num = lc.ops, lc.numeric
@@ -227,7 +227,7 @@ def _slice(input_, begin, size, name=None):
 @api("strided_slice", "slice, rev, reshape (core getitem)", tensors=("input_",))
 def _strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                    new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
-    b, e = _int_list(begin), _int_list(end)
+    b, e = _bounds(begin), _bounds(end)
     st = [1] * len(b) if strides is None else _int_list(strides)
     key = []
     for i in range(len(b)):
@@ -241,7 +241,17 @@ def _strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, e
         else:
             key.append(slice(None if begin_mask & bit else b[i], None if end_mask & bit else e[i],
                              st[i]))
-    return lc.numeric.getitem(to_core(input_), key_to_static(tuple(key)))
+    return _getitem(input_, tuple(key))
+
+
+def _bounds(v) -> list:
+    """``begin``/``end`` as ints; while a graph is captured, a list's lazy scalars or a
+    lazy vector's elements stay lazy (``_indexing.dynamic_slices`` cuts at them)."""
+    if lc.checks.CAPTURING[0] and is_lazy_class(v.__class__) and v.shape.rank == 1:
+        return [v[i] for i in range(v.shape[0])]
+    if lc.checks.CAPTURING[0] and isinstance(v, list | tuple):
+        return [x if is_lazy_class(x.__class__) else static_int(x) for x in v]
+    return _int_list(v)
 
 
 @api("one_hot", "one_hot (composite), select", tensors=("indices",))

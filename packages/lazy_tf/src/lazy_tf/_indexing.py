@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import lazycore as lc
 
-from ._convert import is_tensor, static, to_core
+from ._convert import is_lazy_class, is_tensor, static, to_core
 from ._table import api, in_range
 
 
@@ -55,20 +55,34 @@ def _plus(node) -> tuple:
     return node, 0
 
 
+def _lazy_index(k) -> bool:
+    """A lazy integer scalar index (``x[i]``) while a graph is captured."""
+    return bool(lc.checks.CAPTURING[0] and is_lazy_class(k.__class__) and k.shape.rank == 0
+                and k.dtype.is_integer)
+
+
 def dynamic_slices(t: lc.Tensor, key) -> tuple:
-    """(``t`` cut along each axis whose slice ``_width`` knows, the static key of the
-    rest). TF's slice has that width only for a start in ``[0, dim - width]``: any
-    other start raises InvalidArgumentError at the next barrier."""
+    """(``t`` cut along each axis whose slice ``_width`` knows or indexed by a lazy
+    scalar ``_lazy_index``, the static key of the rest). TF's slice has that width only
+    for a start in ``[0, dim - width]``, an index is in ``[-dim, dim)``: any other
+    raises InvalidArgumentError at the next barrier."""
     items, axis = list(key if isinstance(key, tuple) else (key,)), 0
     for i, k in enumerate(items):
-        width = _width(k)
-        if width is not None and axis < t.ndim and 0 <= width <= t.shape[axis]:
-            start = to_core(k.start)
-            t, items[i] = in_range(start, t.shape[axis] - width + 1, lc.ops.dynamic_slice(
+        width, index = _width(k), _lazy_index(k)
+        if axis < t.ndim and (index or width is not None and 0 <= width <= t.shape[axis]):
+            dim = t.shape[axis]
+            if index:  # a negative index counts from the end, as in TF
+                width, at = 1, lc.numeric.elementwise("add", to_core(k), dim)
+                start, check = lc.numeric.elementwise("rem", at, max(dim, 1)), 2 * dim
+                what = f"index out of bounds: not in [-{dim}, {dim})"
+            else:
+                at = start = to_core(k.start)
+                check, what = dim - width + 1, (f"a slice of {width} from a traced start in "
+                                                f"[0, {dim - width}] (TF gives a shorter slice there)")
+            t, items[i] = in_range(at, check, lc.ops.dynamic_slice(
                 t, *[start if d == axis else lc.scalar(0, start.dtype) for d in range(t.ndim)],
                 slice_sizes=t.shape[:axis] + (width,) + t.shape[axis + 1:]), "getitem",
-                f"a slice of {width} from a traced start in [0, {t.shape[axis] - width}] (TF "
-                "gives a shorter slice there)"), slice(None)
+                what), 0 if index else slice(None)
         axis += t.ndim - sum(x is not None and x is not Ellipsis for x in items) if \
             k is Ellipsis else k is not None
     return t, key_to_static(tuple(items))
