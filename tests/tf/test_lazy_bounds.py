@@ -61,3 +61,37 @@ def test_index_out_of_range_raises_tfs_error(i, metrics):
         f(tf.constant(X), tf.constant(i))
     with pytest.raises(tf.errors.InvalidArgumentError, match="index out of bounds"):
         f(ltf.convert_to_tensor(X), ltf.convert_to_tensor(np.int32(i))).numpy()
+
+
+SLICES = {
+    "getitem": lambda x, s: x[s:s + 3],
+    "slice": lambda x, s: tf.slice(x, tf.stack([s, 0]), [3, 4]),
+}
+
+
+@pytest.mark.parametrize("name", list(SLICES))
+@pytest.mark.parametrize("s", [4, -1])
+def test_traced_start_past_dim_minus_width(name, s, metrics):
+    """A start outside ``[0, dim - width]``: eager ``tf.slice`` raises
+    InvalidArgumentError, and so does the captured slice (at the next barrier); eager
+    ``x[s:s + 3]`` gives a shorter (or empty) slice, whose shape a captured graph of
+    static shapes cannot have: InvalidArgumentError too, never a clamped start's rows."""
+    def eager():
+        return tf.function(SLICES[name])(tf.constant(X), tf.constant(s)).numpy()
+
+    if name == "slice":
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            eager()
+    else:
+        assert eager().shape[0] < 3
+    lazy = tf.function(SLICES[name])(ltf.convert_to_tensor(X), ltf.convert_to_tensor(np.int32(s)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="shorter" if name == "getitem"
+                       else r"begin\[0\]"):
+        lazy.numpy()
+    assert lc.metrics.counters().get("tf_function_fallback", 0) == 0
+
+
+@pytest.mark.parametrize("name", list(SLICES))
+def test_traced_start_at_dim_minus_width(name, metrics):
+    lazy = tf.function(SLICES[name])(ltf.convert_to_tensor(X), ltf.convert_to_tensor(np.int32(3)))
+    np.testing.assert_array_equal(np.asarray(lazy), X[3:6])

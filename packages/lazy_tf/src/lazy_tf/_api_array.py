@@ -215,7 +215,8 @@ def _slice(input_, begin, size, name=None):
             raise lc.ShapeError(f"begin/size must have {t.ndim} entries")
         starts = [num.getitem(to_core(begin), (d,)) for d in range(t.ndim)]
         return ops.dynamic_slice(t, *[in_range(
-            at, t.shape[d] - s[d] + 1, at, "Slice", f"begin[{d}] is not in [0, {t.shape[d] - s[d]}]")
+            at, t.shape[d] - s[d] + 1, at, "Slice", f"Expected begin[{d}] in [0, {t.shape[d]}] "
+            f"and size[{d}] = {s[d]} in [0, {t.shape[d]} - begin[{d}]] (TF's checks)")
             for d, at in enumerate(starts)], slice_sizes=tuple(s))
     b = _int_list(begin)
     if len(b) != t.ndim or len(s) != t.ndim:

@@ -78,7 +78,7 @@ def dynamic_slices(t: lc.Tensor, key) -> tuple:
             else:
                 at = start = to_core(k.start)
                 check, what = dim - width + 1, (f"a slice of {width} from a traced start in "
-                                                f"[0, {dim - width}] (TF gives a shorter slice there)")
+                                                f"[0, {dim - width}] (TF's slice from another start is shorter, or other rows)")
             t, items[i] = in_range(at, check, lc.ops.dynamic_slice(
                 t, *[start if d == axis else lc.scalar(0, start.dtype) for d in range(t.ndim)],
                 slice_sizes=t.shape[:axis] + (width,) + t.shape[axis + 1:]), "getitem",
