@@ -29,8 +29,6 @@ SKIP: dict[str, str] = {
     "empty_like": "uninitialized values", "new_empty": "uninitialized values",
     "new_empty_strided": "uninitialized values", "empty_permuted": "uninitialized values",
     "empty": "uninitialized values",
-    # resizing storage is not supported
-    "resize_": "resize_ to a new size", "resize_as_": "resize_ to a new size",
     # the decomposition returns the batch statistics in eval mode, CPU returns empty
     # tensors for them (the normalized output itself matches)
     "native_batch_norm": "save_mean/save_invstd shape in eval mode",

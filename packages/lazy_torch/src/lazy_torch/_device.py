@@ -105,6 +105,11 @@ def _host_factory(fn):
 
 
 _NOT_IOTA = (torch.bool, torch.complex64, torch.complex128)
+# factories whose device kernels are per-backend stubs (no composite reaches the trace)
+_HOST_FACTORIES = {"triu_indices": torch.triu_indices, "tril_indices": torch.tril_indices,
+                   "kaiser_window": torch.kaiser_window,
+                   "kaiser_window.periodic": torch.kaiser_window,
+                   "kaiser_window.beta": torch.kaiser_window}
 
 
 def _randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, generator=None):
@@ -222,6 +227,8 @@ def setup() -> torch.device:
     lib.impl("linspace", _host_factory(torch.linspace), "PrivateUse1")
     lib.impl("eye", _host_factory(torch.eye), "PrivateUse1")
     lib.impl("eye.m", _host_factory(torch.eye), "PrivateUse1")
+    for name, fn in _HOST_FACTORIES.items():
+        lib.impl(name, _host_factory(fn), "PrivateUse1")
     lib.impl("randperm", _randperm, "PrivateUse1")
     lib.impl("_local_scalar_dense", lambda t: _tensor.to_cpu(t, cause="item").item(),
              "PrivateUse1")  # torch.tensor([lazy 0-dim tensors]) reads them below Python

@@ -9,6 +9,8 @@ own exception types here, at the call that made them.
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 from torch._decomp import decomposition_table
 
@@ -253,6 +255,19 @@ def _as_core(v):
     return read(v) if isinstance(v, LazyTensor) else cpu_to_core(v)
 
 
+def _resize_out(out, shape) -> None:
+    """Eager resizes an ``out=`` tensor of another shape to the result's: silently when it
+    is empty, with its deprecation warning when it holds elements."""
+    if out.numel():
+        warnings.warn(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape "
+                      f"{list(shape)}. This behavior is deprecated, and in a future PyTorch "
+                      "release outputs will not be resized unless they have zero elements. You "
+                      "can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                      "elements with t.resize_(0).", UserWarning, stacklevel=4)
+    _tensor.resize(out, shape)
+
+
 def _make_out(packet, out_names):
     def handler(func, args, kwargs):
         outs = [kwargs[n] for n in out_names]
@@ -260,8 +275,8 @@ def _make_out(packet, out_names):
         for o, r in zip(outs, result if isinstance(result, tuple | list) else (result,),
                         strict=True):
             if isinstance(o, LazyTensor):
-                if tuple(o.shape) != tuple(r.shape) and o.numel() == 0:
-                    raise RuntimeError("lazy_torch: resizing an empty out= tensor is not supported")
+                if tuple(o.shape) != tuple(r.shape):
+                    _resize_out(o, tuple(r.shape))
                 store(o, _as_core(r), func)
             else:
                 o.copy_(r.cpu() if isinstance(r, LazyTensor) else r)

@@ -179,6 +179,30 @@ def wrap(value: lc.Tensor, *, fresh: bool = False) -> LazyTensor:
     return build(value, aval.shape, TO_TORCH[aval.dtype])
 
 
+_META = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
+
+
+def resize(t: LazyTensor, size) -> None:
+    """``t.resize_(size)`` of a base tensor, in place: eager keeps the storage's leading
+    elements (new ones are uninitialized: zeros here). The wrapper's sizes are set by
+    ``set_``'s Meta kernel, which touches no data. ``native::arange``, ``range`` and
+    the window functions fill a fresh ``empty(0)`` through ``out=`` this way."""
+    if t._kind != FULL:
+        raise NotImplementedError("lazy_torch: resizing a view (its storage is its base's) "
+                                  "is not supported; resize a tensor that owns its storage")
+    size = tuple(int(s) for s in size)
+    n, flat = math.prod(size), lc.numeric.reshape(read(t), (-1,))
+    kept = lc.ops.slice(flat, start_indices=(0,), limit_indices=(n,), strides=None) \
+        if flat.shape[0] >= n else lc.numeric.concatenate(
+        [flat, lc.numeric.zeros((n - flat.shape[0],), flat.dtype)])
+    strides = torch._prims_common.make_contiguous_strides_for(size) if size else ()
+    with torch._C._DisableTorchDispatch():
+        torch.ops.aten.set_.source_Storage_storage_offset.redispatch(
+            _META, t, t.untyped_storage(), 0, size, strides)
+    fresh = wrap(lc.numeric.reshape(kept, size), fresh=True)
+    t._cell, t._lc = fresh._cell, fresh._lc
+
+
 _new_cell = object.__new__
 
 

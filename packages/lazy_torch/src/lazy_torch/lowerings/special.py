@@ -12,7 +12,7 @@ import lazycore as lc
 
 from .._convert import cpu_to_core, np_dtype
 from .._fallback import store
-from .._tensor import LazyTensor, read, to_cpu, wrap
+from .._tensor import LazyTensor, read, resize, to_cpu, wrap
 
 aten = torch.ops.aten
 SPECIAL: dict = {}
@@ -118,13 +118,12 @@ def empty_like(func, args, kwargs):
     return wrap(lc.numeric.zeros(shape, np_dtype(dtype)))
 
 
-@special(aten.resize_.default)
+@special(aten.resize_.default, aten.resize_as_.default)
 def resize_(func, args, kwargs):
-    x, size = args[0], tuple(args[1])
-    if tuple(x.shape) == size:
-        return x
-    raise NotImplementedError(f"lazy_torch: resize_ from {list(x.shape)} to {list(size)} is not "
-                              "supported")
+    x, size = args[0], tuple(args[1].shape if func is aten.resize_as_.default else args[1])
+    if tuple(x.shape) != size:
+        resize(x, size)
+    return x
 
 
 @special(aten.set_.source_Tensor)
