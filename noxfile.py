@@ -68,9 +68,10 @@ def _install(session: nox.Session, *args: str) -> None:
 PARALLEL = ("-n", "2", "--dist", "loadfile")
 
 
-def _pytest(session: nox.Session, *test_dirs: str, env: dict | None = None) -> None:
+def _pytest(session: nox.Session, *test_dirs: str, env: dict | None = None,
+            parallel: tuple[str, ...] = PARALLEL) -> None:
     # Exit code 5 = no tests collected: an empty test directory is not a failure.
-    session.run("pytest", *PARALLEL, *test_dirs, *session.posargs,
+    session.run("pytest", *parallel, *test_dirs, *session.posargs,
                 env={**TEST_ENV, **(env or {})}, success_codes=[0, 5])
 
 
@@ -96,9 +97,12 @@ def tests_torch(session: nox.Session) -> None:
 def tests_models(session: nox.Session) -> None:
     # Suites written by others: Hugging Face transformers models (tiny random-init configs,
     # built from config objects; HF_HUB_OFFLINE: nothing is downloaded) trained and
-    # generating on the lazy device against eager. ~2 minutes on 2 cores.
+    # generating on the lazy device against eager.
+    # Test by test, not file by file: one file's seven models took ~7 of its minutes on
+    # one worker while the other idled (the model tests share no module state).
     _install(session, *CORE, *TORCH, *TEST_DEPS, "transformers")
-    _pytest(session, "tests/models", env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    _pytest(session, "tests/models", env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+            parallel=("-n", "2", "--dist", "load"))
 
 
 @session
@@ -125,6 +129,14 @@ def fuzz(session: nox.Session) -> None:
     examples = session.posargs[0] if session.posargs else "3000"
     session.run("pytest", "tests/robustness", "-k", "fuzz", env={**TEST_ENV,
                 "FUZZ_EXAMPLES": examples})
+
+
+@session
+def soak(session: nox.Session) -> None:
+    """The long soak (10000 training steps; CI runs 3000)."""
+    _install(session, *CORE, *TORCH, *TEST_DEPS)
+    steps = session.posargs[0] if session.posargs else "10000"
+    session.run("pytest", "tests/robustness/test_soak.py", env={**TEST_ENV, "SOAK_STEPS": steps})
 
 
 @session

@@ -12,7 +12,9 @@ import jax  # noqa: E402
 
 import lazycore as lc  # noqa: E402
 
-STEPS = int(os.environ.get("SOAK_STEPS", "10000"))
+# CI: 3000 steps (the handle, device-array and cache counts are exact at any length; RSS
+# growth over 2700 steps is still bounded); ``nox -s soak`` runs the long profile
+STEPS = int(os.environ.get("SOAK_STEPS", "3000"))
 WARMUP = 300
 
 
