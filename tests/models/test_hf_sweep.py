@@ -3,9 +3,13 @@ eager (tiny random-init configs, nothing downloaded, dropout 0): 2 AdamW steps m
 eager's losses, every parameter's gradient and the updated parameters; beam search and
 the logits processors of ``generate()`` eager's tokens and beam scores. Pieces the other
 model tests do not reach: Mistral's sliding window, Wav2Vec2's conv feature extractor,
-weight-normed positional convolution and CTC loss. (Kept to these for time; DistilBERT,
-RoBERTa, ALBERT, DeBERTa-v2, GPT-NeoX, Qwen2, OPT, Phi, Whisper, CLIP, Swin, ConvNeXt and
-Segformer were run the same way and matched.)"""
+weight-normed positional convolution and CTC loss, Mixtral's mixture of experts (top-k
+routing, the grouped expert products -- ``torch._grouped_mm`` with offsets -- and the
+router's load-balancing loss, which counts tokens per expert with ``torch.histc`` of int32
+on any device but the CPU; its auxiliary loss is compared too). (Kept to these for time;
+DistilBERT, RoBERTa, ALBERT, DeBERTa-v2, GPT-NeoX, Qwen2, Qwen2-MoE, Qwen3, OPT, Phi,
+Whisper, CLIP, ViT, DeiT, Gemma2/3, Falcon, GPT-J, StableLM, OLMo2, Pegasus, Marian, MBart,
+Swin, ConvNeXt, Segformer and Mamba were run the same way and matched.)"""
 
 from __future__ import annotations
 
@@ -53,6 +57,11 @@ MODELS = {
         mask_time_prob=0.0, final_dropout=0.0, pad_token_id=0, ctc_loss_reduction="mean")),
         lambda: {"input_values": torch.randn(2, 300, generator=_gen(6)),
                  "labels": torch.tensor([[1, 4, 2], [3, 3, -100]])}),
+    "mixtral": (lambda: T.MixtralForCausalLM(T.MixtralConfig(
+        **dict(TEXT, num_attention_heads=4), num_key_value_heads=2, num_local_experts=4,
+        num_experts_per_tok=2, output_router_logits=True, router_aux_loss_coef=0.5,
+        pad_token_id=0)),
+        lambda: {"input_ids": _ids((2, 6), 1), "labels": _ids((2, 6), 1)}),
 }
 # CTC has no lowering: its forward and backward run on the CPU (counted); no other fallback
 FALLBACKS = {"wav2vec2": {"_ctc_loss.Tensor", "_ctc_loss_backward.Tensor"}}
@@ -66,9 +75,9 @@ def _run(name, device):
     inputs = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch().items()}
     losses, grads = [], []
     for _ in range(2):
-        loss = model(**inputs).loss
-        loss.backward()
-        losses.append(loss.item())
+        out = model(**inputs)
+        out.loss.backward()
+        losses.append([out.loss.item(), getattr(out, "aux_loss", out.loss).item()])
         grads.append({n: p.grad.cpu() for n, p in model.named_parameters() if p.grad is not None})
         opt.step()
         opt.zero_grad()
