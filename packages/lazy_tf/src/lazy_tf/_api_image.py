@@ -20,9 +20,10 @@ import tensorflow as tf
 
 import lazycore as lc
 
+from . import _state
 from ._api_math import composite
 from ._convert import static, static_int, to_core
-from ._table import FLOAT, REAL, api, patch, require
+from ._table import FLOAT, REAL, api, patch, require, unary
 from ._tape import check_leaving
 from ._tensor import is_lazy_class
 
@@ -180,6 +181,54 @@ def _per_image_standardization(image):
     mean, std = (num.broadcast_to(f(x, axes, keepdims=True), x.shape) for f in (num.mean, num.std))
     return ops.div(ops.sub(x, mean), num.maximum(std, num.full(  # std, at least 1/sqrt(pixels)
         x.shape, _F32(1) / np.sqrt(_F32(np.prod(x.shape[-3:]))), np.float32)))
+
+
+def _float_image(image, what: str, dtypes=(np.float16, np.float32)) -> lc.Tensor:
+    """TF's ``adjust_*`` take float16/float32 images as they are; other dtypes convert
+    there and back (``convert_image_dtype``, saturating): they run eagerly."""
+    t = to_core(image)
+    if t.ndim < 3 or t.dtype not in dtypes:
+        raise NotImplementedError(f"{what} of a {t.dtype} image of rank {t.ndim}")
+    return t
+
+
+@unary("image.adjust_brightness", lowers_to="add (TF's composition)")
+def _adjust_brightness(image, delta):
+    t = _float_image(image, "adjust_brightness")
+    return ops.add(t, num.broadcast_to(num.cast(to_core(delta), t.dtype), t.shape))
+
+
+@unary("image.adjust_gamma", lowers_to="pow, mul (TF's composition)")
+def _adjust_gamma(image, gamma=1, gain=1):
+    _float_image(image, "adjust_gamma")
+    if np.any(np.asarray(static(gamma)) < 0):
+        raise ValueError("Gamma should be a non-negative real number.")
+    return gain * image ** gamma
+
+
+@api("image.adjust_contrast", "slice, add, mul, sub (TF's kernel)", tensors=("images",))
+def _adjust_contrast(images, contrast_factor):
+    """TF's CPU kernel in float32: each image's channel sums fold its pixels in halves
+    (rows ``[:right]`` plus ``[left:]`` until one is left), times ``1 / pixels``; then
+    ``mean + factor * (x - mean)``, the product rounded before the sum. TF has no
+    gradient for it: an ``ltf.GradientTape`` differentiating the images raises TF's
+    ``LookupError`` (here already when it records the call)."""
+    from ._api_random import _affine
+
+    t = _float_image(images, "adjust_contrast", (np.float32,))  # float16: TF has no CPU kernel
+    if any(tape.differentiates(images) for tape in _state.active_tapes):
+        raise LookupError("gradient registry has no entry for: AdjustContrastv2")
+    x = num.reshape(t, (-1, t.shape[-3] * t.shape[-2], t.shape[-1]))
+    y, n = x, x.shape[1]
+    while n > 1:
+        right, n = n // 2, n - n // 2
+        y = num.concatenate([ops.add(num.getitem(y, (slice(None), slice(n, n + right))),
+                                     num.getitem(y, (slice(None), slice(0, right)))),
+                             num.getitem(y, (slice(None), slice(right, n)))], 1)
+    mean = num.broadcast_to(num.elementwise("mul", y, _F32(1) / _F32(x.shape[1])), x.shape)
+    return num.reshape(_affine(num.elementwise("sub", x, mean), to_core(
+        contrast_factor, np.float32) if is_lazy_class(contrast_factor.__class__) else
+        contrast_factor, mean), t.shape)
 
 
 @patch("raw_ops.ImageProjectiveTransformV2", "gather, floor, mul, add, select (TF's kernel)")
