@@ -18,7 +18,7 @@ _spec.loader.exec_module(rm)
 # down; moving an algorithm from a frontend into the core moves lines between budgets.
 # histc's bin arithmetic moved into the core (lazycore.numeric.histogram): 8 lines from
 # lazy_torch's budget to lazycore's.
-LINE_BUDGETS = {"lazycore": 6815, "lazy_numpy": 3450, "lazy_torch": 3512, "lazy_tf": 3250}
+LINE_BUDGETS = {"lazycore": 6866, "lazy_numpy": 3400, "lazy_torch": 3532, "lazy_tf": 3250}
 
 
 def _tree(tmp_path: Path) -> Path:

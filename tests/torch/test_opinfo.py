@@ -15,10 +15,6 @@ from .opinfo_sweep import summary, sweep
 # op key (name[.variant]) -> why it is skipped. Reasons come from running the sweep.
 SKIP: dict[str, str] = {
     "chalf": "complex32 is not supported",
-    "fft.ifft": "complex FFT result differs from eager (XLA FFT path); not investigated",
-    "fft.ihfft": "Hermitian FFTs differ from eager; not investigated",
-    "fft.hfft2": "Hermitian FFTs differ from eager; not investigated",
-    "fft.hfftn": "Hermitian FFTs differ from eager; not investigated",
     # sparse layouts are not supported on the lazy device
     "sparse.sampled_addmm": "sparse CSR input",
     "sparse.mm.reduce": "sparse CSR input",

@@ -357,25 +357,9 @@ def _fft_input(a, real_input):
     return num.cast(x, np.complex64 if x.dtype in (np.float32, np.complex64) else np.complex128)
 
 
-def _fit(x, axis, n):
-    """Truncate or zero-pad ``x`` along ``axis`` to length ``n``."""
-    size = x.shape[axis]
-    if n < 1:
-        raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
-    if n < size:
-        lo, hi = [0] * x.ndim, list(x.shape)
-        hi[axis] = n
-        return ops.slice(x, start_indices=tuple(lo), limit_indices=tuple(hi))
-    if n > size:
-        config = tuple((0, n - size if i == axis else 0, 0) for i in range(x.ndim))
-        return ops.pad(x, lc.scalar(0, x.dtype), padding_config=config)
-    return x
-
-
 def _fftn(a, s, axes, norm, kind):
     """``kind``: fft / ifft / rfft / irfft over ``axes`` (the last axis is the real one)."""
-    real_in = kind == "rfft"
-    x = _fft_input(a, real_in)
+    x = _fft_input(a, kind == "rfft")
     if axes is None:
         axes = tuple(range(x.ndim)) if s is None else tuple(range(x.ndim - len(s), x.ndim))
     axes = tuple(num.normalize_axes(ax, x.ndim)[0] for ax in axes)
@@ -383,53 +367,7 @@ def _fftn(a, s, axes, norm, kind):
         s = [x.shape[ax] for ax in axes]
         if kind == "irfft":
             s[-1] = 2 * (x.shape[axes[-1]] - 1)
-    s = list(s)
-    if len(s) != len(axes):
-        raise ValueError("Shape and axes have different lengths.")
-    for ax, n in zip(axes[:-1] if kind == "irfft" else axes, s, strict=False):
-        x = _fit(x, ax, n)
-    if kind == "irfft":
-        x = _fit(x, axes[-1], s[-1] // 2 + 1)
-    # XLA transforms up to 3 trailing axes at once: move ours to the end in chunks
-    order = [i for i in range(x.ndim) if i not in axes] + list(axes)
-    x = num.transpose(x, order)
-    k = len(axes)
-    done = 0
-    chunks = []
-    while done < k:
-        take = min(3, k - done)
-        chunks.append((done, take))
-        done += take
-    fft_type = {"fft": "FFT", "ifft": "IFFT", "rfft": "RFFT", "irfft": "IRFFT"}[kind]
-    for start, take in (reversed(chunks) if kind != "irfft" else chunks):
-        # bring axes [start, start+take) of the transformed block to the end
-        lead = x.ndim - k
-        perm = list(range(lead)) + [lead + i for i in range(k) if not start <= i < start + take] \
-            + [lead + i for i in range(start, start + take)]
-        x = num.transpose(x, perm)
-        lengths = tuple(s[start:start + take])
-        this_type = fft_type
-        if kind in ("rfft", "irfft") and start + take != k:
-            this_type = "FFT" if kind == "rfft" else "IFFT"
-        x = ops.fft(x, fft_type=this_type, fft_lengths=lengths)
-        inv = list(np.argsort(perm))
-        x = num.transpose(x, inv)
-    x = num.transpose(x, list(np.argsort(order)))
-    total = int(np.prod(s))
-    inverse = kind in ("ifft", "irfft")
-    # XLA's inverse transforms already divide by n (NumPy's "backward")
-    if norm == "ortho":
-        factor = np.sqrt(total) if inverse else 1 / np.sqrt(total)
-    elif norm == "forward":
-        factor = float(total) if inverse else 1.0 / total
-    elif norm in (None, "backward"):
-        factor = 1.0
-    else:
-        raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or '
-                         f'"forward".')
-    if factor != 1.0:
-        x = ops.mul(x, num.full(x.shape, factor, x.dtype))
-    return x
+    return num.fftn(x, kind, axes, s, norm)
 
 
 def _fft1(kind):

@@ -177,4 +177,5 @@ from .composites.sorting import (
     sort_with_indices,
     top_k,
 )
+from .composites.spectral import fftn
 

@@ -14,6 +14,7 @@ from . import (  # noqa: F401 - register
     rnn,
     shape,
     sorting,
+    spectral,
 )
 from .registry import LOWERINGS, lower, overload
 

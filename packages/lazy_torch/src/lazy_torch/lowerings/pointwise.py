@@ -44,7 +44,7 @@ UNARY = {
     "digamma": ("digamma", INT_TO_FLOAT), "cbrt": ("cbrt", INT_TO_FLOAT),
     "bessel_i0e": ("bessel_i0e", INT_TO_FLOAT), "bessel_i1e": ("bessel_i1e", INT_TO_FLOAT),
     "special_i0e": ("bessel_i0e", INT_TO_FLOAT), "special_i1e": ("bessel_i1e", INT_TO_FLOAT),
-    "conj_physical": ("conj", DEFAULT),
+    "conj_physical": ("conj", DEFAULT), "_conj_physical": ("conj", DEFAULT),
 }
 
 
