@@ -78,9 +78,7 @@ def _split(value, num_or_size_splits, axis=0, num=None, name="split"):  # noqa: 
             raise lc.ShapeError(f"dimension {t.shape[a]} is not divisible into {spec} splits")
         return lc.numeric.split_sizes(t, [t.shape[a] // spec] * spec, a)
     sizes = [int(s) for s in spec]
-    if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
-        raise lc.ShapeError(f"invalid size_splits {sizes}")
-    if -1 in sizes:
+    if -1 in sizes:  # (a second -1, or a size below it, fails the check below)
         sizes[sizes.index(-1)] = t.shape[a] - (sum(sizes) + 1)
     if sum(sizes) != t.shape[a] or any(s < 0 for s in sizes):
         raise lc.ShapeError(f"size_splits {sizes} do not add up to {t.shape[a]}")
@@ -248,10 +246,10 @@ def _strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, e
 def _bounds(v) -> list:
     """``begin``/``end`` as ints; while a graph is captured, a list's lazy scalars or a
     lazy vector's elements stay lazy (``_indexing.dynamic_slices`` cuts at them)."""
-    if lc.checks.CAPTURING[0] and is_lazy_class(v.__class__) and v.shape.rank == 1:
-        return [v[i] for i in range(v.shape[0])]
-    if lc.checks.CAPTURING[0] and isinstance(v, list | tuple):
-        return [x if is_lazy_class(x.__class__) else static_int(x) for x in v]
+    if lc.checks.CAPTURING[0] and (isinstance(v, list | tuple) or is_lazy_class(v.__class__)
+                                   and v.shape.rank == 1):
+        return [x if is_lazy_class(x.__class__) else static_int(x) for x in (
+            v if isinstance(v, list | tuple) else [v[i] for i in range(v.shape[0])])]
     return _int_list(v)
 
 

@@ -30,6 +30,9 @@ from ._tensor import is_lazy_class
 ops, num = lc.ops, lc.numeric
 _PIXELS = lambda d: REAL(d) and d not in (np.uint32, np.uint64)  # noqa: E731 - TF's resize types
 _F32 = np.float32
+# TF's adjust_* take float16/float32 images as they are; other dtypes convert there and
+# back (``convert_image_dtype``, saturating): they run eagerly
+_HALF_OR_SINGLE = lambda d: d in (np.float16, np.float32)  # noqa: E731
 
 
 def _image(image, what: str = "image") -> lc.Tensor:
@@ -183,24 +186,15 @@ def _per_image_standardization(image):
         x.shape, _F32(1) / np.sqrt(_F32(np.prod(x.shape[-3:]))), np.float32)))
 
 
-def _float_image(image, what: str, dtypes=(np.float16, np.float32)) -> lc.Tensor:
-    """TF's ``adjust_*`` take float16/float32 images as they are; other dtypes convert
-    there and back (``convert_image_dtype``, saturating): they run eagerly."""
-    t = to_core(image)
-    if t.ndim < 3 or t.dtype not in dtypes:
-        raise NotImplementedError(f"{what} of a {t.dtype} image of rank {t.ndim}")
-    return t
-
-
 @unary("image.adjust_brightness", lowers_to="add (TF's composition)")
 def _adjust_brightness(image, delta):
-    t = _float_image(image, "adjust_brightness")
+    t = require(to_core(image), _HALF_OR_SINGLE, "adjust_brightness")
     return ops.add(t, num.broadcast_to(num.cast(to_core(delta), t.dtype), t.shape))
 
 
 @unary("image.adjust_gamma", lowers_to="pow, mul (TF's composition)")
 def _adjust_gamma(image, gamma=1, gain=1):
-    _float_image(image, "adjust_gamma")
+    require(to_core(image), _HALF_OR_SINGLE, "adjust_gamma")
     if np.any(np.asarray(static(gamma)) < 0):
         raise ValueError("Gamma should be a non-negative real number.")
     return gain * image ** gamma
@@ -215,7 +209,7 @@ def _adjust_contrast(images, contrast_factor):
     ``LookupError`` (here already when it records the call)."""
     from ._api_random import _affine
 
-    t = _float_image(images, "adjust_contrast", (np.float32,))  # float16: TF has no CPU kernel
+    t = require(to_core(images), lambda d: d == _F32, "adjust_contrast")  # (no float16 kernel)
     if any(tape.differentiates(images) for tape in _state.active_tapes):
         raise LookupError("gradient registry has no entry for: AdjustContrastv2")
     x = num.reshape(t, (-1, t.shape[-3] * t.shape[-2], t.shape[-1]))
@@ -226,9 +220,7 @@ def _adjust_contrast(images, contrast_factor):
                                      num.getitem(y, (slice(None), slice(0, right)))),
                              num.getitem(y, (slice(None), slice(right, n)))], 1)
     mean = num.broadcast_to(num.elementwise("mul", y, _F32(1) / _F32(x.shape[1])), x.shape)
-    return num.reshape(_affine(num.elementwise("sub", x, mean), to_core(
-        contrast_factor, np.float32) if is_lazy_class(contrast_factor.__class__) else
-        contrast_factor, mean), t.shape)
+    return num.reshape(_affine(num.elementwise("sub", x, mean), contrast_factor, mean), t.shape)
 
 
 @patch("raw_ops.ImageProjectiveTransformV2", "gather, floor, mul, add, select (TF's kernel)")

@@ -27,9 +27,8 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint
     require(x, NUMERIC, "matmul")
     if x.ndim < 2 or y.ndim < 2:
         raise lc.ShapeError("matmul needs rank >= 2 operands")
-    x = swap_last(x, adjoint_a) if transpose_a or adjoint_a else x
-    y = swap_last(y, adjoint_b) if transpose_b or adjoint_b else y
-    out = num.matmul(x, y)
+    out = num.matmul(swap_last(x, adjoint_a) if transpose_a or adjoint_a else x,
+                     swap_last(y, adjoint_b) if transpose_b or adjoint_b else y)
     return out if output_type is None else num.cast(out, np_dtype(output_type))
 
 
@@ -37,18 +36,17 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint
 def _matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
             name=None):
     x, v = same_dtype(a, b)
-    x = swap_last(x, adjoint_a) if transpose_a or adjoint_a else x
-    out = num.matmul(x, num.expand_dims(v, v.ndim))
+    out = num.matmul(swap_last(x, adjoint_a) if transpose_a or adjoint_a else x,
+                     num.expand_dims(v, v.ndim))
     return num.squeeze(out, out.ndim - 1)
 
 
 @api("tensordot", "dot_general", tensors=("a", "b"))
 def _tensordot(a, b, axes, name=None):
     x, y = same_dtype(a, b)
-    spec = static(axes)
-    if isinstance(spec, list) and len(spec) == 2 and all(isinstance(s, list | int) for s in spec):
-        spec = tuple(spec)
-    return num.tensordot(x, y, spec)
+    spec = static(axes)  # [a_axes, b_axes] as a pair
+    return num.tensordot(x, y, tuple(spec) if isinstance(spec, list) and len(spec) == 2 and all(
+        isinstance(s, list | int) for s in spec) else spec)
 
 
 def _square(t, what):

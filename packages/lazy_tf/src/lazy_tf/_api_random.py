@@ -14,6 +14,7 @@ ulps) on lazy or host seeds: Keras 3's TF backend draws through them.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import types
 
@@ -192,35 +193,25 @@ def _stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None)
 
 
 # -- TF's stateful random ops in a captured tf.function ----------------------------------
-class _Kernel:
-    """A stateful draw's TF kernel (``GuardedPhiloxRandom``) in a captured function: it
-    keeps the seed pair as Philox's key and counter and reserves 256 blocks per value
-    each run, so call k starts at block ``k * n * 256``; k reaches the program as the
-    draw's key, re-drawn every call (``_capture._stream_of``)."""
-
-    def __init__(self):
-        self.calls = 0
-
-    def next_key(self) -> lc.Tensor:
-        self.calls += 1
-        return lc.numeric.full((2,), lc.scalar(self.calls - 1, np.int64, bake=False), np.uint32)
-
-
 def _stateful(kind: str, original):
     """``gen_random_ops``' ``kind`` draw: while a ``tf.function`` is captured and its op
     seed given (TF's draws then follow from the seed pair), TF's kernel's values
-    (``lazycore.numeric.philox`` from ``start``); else TensorFlow's op."""
+    (``lazycore.numeric.philox`` from ``start``); else TensorFlow's op. TF's kernel
+    (``GuardedPhiloxRandom``) keys Philox with the seed pair and reserves 256 blocks per
+    value each run: call k of the captured function starts at block ``k * n * 256``, k
+    reaching the program as the draw's key (re-drawn every call, ``_capture._stream_of``)."""
     def draw(shape, dtype, seed=0, seed2=0, name=None):
         trace = _state.capture[0]
         if trace is None or not (seed or seed2) or building():
             return original(shape, dtype, seed=seed, seed2=seed2, name=name)
-        shape, zero = _shape(shape), lc.scalar(0, np.int64, bake=False)
-        key = lc.ops.rng_key(zero, zero)
-        trace.kernels[id(key.node)] = _Kernel()
-        start = lc.numeric.elementwise("mul", lc.numeric.cast(lc.numeric.getitem(key, 0), np.uint64),
-                                       256 * int(np.prod(shape)), dtype=np.uint64)
+        shape, zero, calls = _shape(shape), lc.scalar(0, np.int64, bake=False), itertools.count()
+        key = lc.ops.rng_key(zero, zero)  # re-drawn per call: the call's index (as uint32s)
+        trace.kernels[id(key.node)] = types.SimpleNamespace(next_key=lambda: lc.numeric.full(
+            (2,), lc.scalar(next(calls), np.int64, bake=False), np.uint32))
         return new(lc.numeric.philox(to_core(np.array([seed, seed2], np.int64)), shape,
-                                     np_dtype(dtype), kind, start))
+                                     np_dtype(dtype), kind, lc.numeric.elementwise(  # start
+            "mul", lc.numeric.cast(lc.numeric.getitem(key, 0), np.uint64),
+            256 * int(np.prod(shape)), dtype=np.uint64)))
     return draw
 
 

@@ -26,11 +26,3 @@ def to_tf(dtype) -> tf.DType:
         out = tf.as_dtype(np.dtype(dtype))
         _TO_TF[dtype] = out
     return out
-
-
-def is_float(dtype) -> bool:
-    return lc.dtypes.is_floating(to_np(dtype))
-
-
-def is_int(dtype) -> bool:
-    return lc.dtypes.is_integer(to_np(dtype))

@@ -55,20 +55,15 @@ def _plus(node) -> tuple:
     return node, 0
 
 
-def _lazy_index(k) -> bool:
-    """A lazy integer scalar index (``x[i]``) while a graph is captured."""
-    return bool(lc.checks.CAPTURING[0] and is_lazy_class(k.__class__) and k.shape.rank == 0
-                and k.dtype.is_integer)
-
-
 def dynamic_slices(t: lc.Tensor, key) -> tuple:
     """(``t`` cut along each axis whose slice ``_width`` knows or indexed by a lazy
-    scalar ``_lazy_index``, the static key of the rest). TF's slice has that width only
-    for a start in ``[0, dim - width]``, an index is in ``[-dim, dim)``: any other
-    raises InvalidArgumentError at the next barrier."""
+    integer scalar while a graph is captured, the static key of the rest). TF's slice
+    has that width only for a start in ``[0, dim - width]``, an index is in
+    ``[-dim, dim)``: any other raises InvalidArgumentError at the next barrier."""
     items, axis = list(key if isinstance(key, tuple) else (key,)), 0
     for i, k in enumerate(items):
-        width, index = _width(k), _lazy_index(k)
+        width, index = _width(k), bool(lc.checks.CAPTURING[0] and is_lazy_class(k.__class__)
+                                       and k.shape.rank == 0 and k.dtype.is_integer)  # x[i]
         if axis < t.ndim and (index or width is not None and 0 <= width <= t.shape[axis]):
             dim = t.shape[axis]
             if index:  # a negative index counts from the end, as in TF

@@ -207,8 +207,7 @@ def _patch_sparse_divide() -> None:
     slices divided by their rows, then every row ``0 / divisor`` where no slice is (0,
     or Keras's NaN/inf where the divisor is zero or NaN), so scatters and densifying
     give eager's values either way (Keras's union of repeated ids differs)."""
-    module = importlib.import_module("keras.src.backend.tensorflow.numpy")
-    original = module.divide
+    original = (module := importlib.import_module("keras.src.backend.tensorflow.numpy")).divide
     if getattr(original, "__lazy_tf__", False):
         return
 
@@ -217,7 +216,7 @@ def _patch_sparse_divide() -> None:
         if not (isinstance(x1, tf.IndexedSlices) and type(x2) is LazyTensor and x2.shape.rank):
             return original(x1, x2)
         func, rows, idx = original.__wrapped__, x2.shape[0], x1.indices
-        taken = tf.math.unsorted_segment_max(tf.ones_like(idx), idx, rows) > 0
+        taken = tf.math.unsorted_segment_max(tf.ones_like(idx), idx, rows) > 0  # rows sliced
         other = tf.where(tf.reshape(taken, [rows] + [1] * (x2.shape.rank - 1)),
                          tf.zeros_like(x2), func(tf.zeros_like(x2), x2))
         return tf.IndexedSlices(tf.concat([func(x1.values, tf.gather(x2, idx)), other], 0),
