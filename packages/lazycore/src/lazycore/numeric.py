@@ -139,7 +139,13 @@ from .composites.nn import (
     softsign,
 )
 from .composites.pooling import avg_pool, max_pool, max_pool_backward, pool_output_size
-from .composites.random import exponential, philox, truncated_normal
+from .composites.random import (
+    categorical,
+    exponential,
+    invalid_weights,
+    philox,
+    truncated_normal,
+)
 from .composites.recurrent import (
     gru_cell,
     gru_cell_backward,

@@ -171,6 +171,16 @@ def linalg_qr(a, mode="reduced"):
     return ops.qr(a, mode=mode) if mode != "r" and D.is_inexact(a.dtype) else NotImplemented
 
 
+@lower("linalg_matrix_exp.default")
+def linalg_matrix_exp(a):
+    """The orthogonal parametrization's map (``nn.utils.parametrizations.orthogonal``) and
+    its backward (eager's formula: the exponential of a block matrix). Half and integer
+    types and non-square shapes go to eager (its errors)."""
+    square = a.ndim >= 2 and a.shape[-1] == a.shape[-2]
+    return ops.matrix_exp(a) if square and a.dtype.itemsize >= 4 and D.is_inexact(a.dtype) \
+        else NotImplemented
+
+
 # -- softmax ----------------------------------------------------------------------------
 
 @lower("_softmax.default")

@@ -96,3 +96,22 @@ def exponential_(x, lambd=1.0, *, generator=None):
 def randperm(n, dtype=None):
     return num.cast(GENERATOR.permutation(n), to_np(dtype) if dtype else D.int64)
 
+
+
+@lower("multinomial.default")
+def multinomial(probs, num_samples, replacement=False, *, generator=None):
+    """Drawn by the core (``numeric.categorical``): ``Categorical.sample`` and ``generate()``'s
+    sampling. Eager's errors: argument errors at the call (by eager), the data's (a
+    negative, infinite or NaN weight; a row summing to zero) at the next barrier."""
+    n = probs.shape[-1] if probs.ndim else 0
+    if (probs.ndim not in (1, 2) or not D.is_inexact(probs.dtype) or num_samples <= 0 or n == 0
+            or (not replacement and num_samples > n)):
+        return NotImplemented  # eager raises its error
+    bad_value, bad_sum = num.invalid_weights(probs)
+    lc.checks.require(bad_value, RuntimeError,
+                      "probability tensor contains either `inf`, `nan` or element < 0",
+                      op="aten.multinomial")
+    lc.checks.require(bad_sum, RuntimeError,
+                      "invalid multinomial distribution (sum of probabilities <= 0)",
+                      op="aten.multinomial")
+    return num.categorical(GENERATOR.next_key(), probs, int(num_samples), replacement)

@@ -17,10 +17,13 @@ from ..loops import scan
 from ..tensor import Tensor
 from .bits import reinterpret
 from .broadcasting import broadcast_to, cast, elementwise, full, where
+from .elementwise import isfinite
 from .indexing import getitem
 from .manipulation import reshape, stack
+from .reductions import any as any_
 from .reductions import cumulative
 from .reductions import sum as reduce_sum
+from .sorting import top_k
 
 #: dtypes drawn and inverted in float32 (erfinv in 16 bits is too coarse near the bounds)
 _NARROW = frozenset({np.dtype(np.float16), canonical("bfloat16")})
@@ -54,6 +57,39 @@ def exponential(key: Tensor, shape, dtype, *, rate: float = 1.0) -> Tensor:
     u = ops.random_uniform(key, shape=tuple(int(s) for s in shape), dtype=work)
     e = ops.neg(ops.log1p(ops.neg(u)))
     return cast(e if rate == 1 else ops.div(e, full(u.shape, rate, work)), dtype)
+
+
+def categorical(key: Tensor, weights: Tensor, num_samples: int, replacement: bool) -> Tensor:
+    """int64 category indices along the last axis of non-negative ``weights``, each drawn
+    with its weight's share of the row (``torch.multinomial``); a zero weight is never
+    drawn while a positive one is left. With replacement: a uniform draw per sample placed
+    in the row's cumulative weights. Without: the ``num_samples`` largest of ``log(w)``
+    plus Gumbel noise -- eager's exponential race (the largest ``w / Exp(1)``) in log form;
+    zero weights come last, in index order."""
+    work = weights.dtype if weights.dtype == np.dtype(np.float64) else np.dtype(np.float32)
+    w, batch, n = cast(weights, work), weights.shape[:-1], weights.shape[-1]
+    if not replacement:
+        u = ops.random_uniform(key, shape=batch + (n,), dtype=work)
+        tiny = full(u.shape, finfo(work).tiny, work)
+        gumbel = ops.neg(ops.log(ops.neg(ops.log(ops.max(u, tiny)))))
+        return top_k(ops.add(ops.log(w), gumbel), num_samples)[1]
+    cdf = cumulative("cumsum", w, axis=-1)
+    total = reshape(getitem(cdf, (Ellipsis, slice(n - 1, n))), batch + (1, 1))
+    u = ops.random_uniform(key, shape=batch + (num_samples, 1), dtype=work)
+    target = ops.mul(u, broadcast_to(total, u.shape))
+    below = ops.get("not")(ops.lt(broadcast_to(target, batch + (num_samples, n)),
+                                  broadcast_to(reshape(cdf, batch + (1, n)), batch + (num_samples, n))))
+    count = ops.reduce_sum(cast(below, np.int64), axes=(len(batch) + 1,))
+    return ops.min(count, full(count.shape, n - 1, np.int64))
+
+
+def invalid_weights(weights: Tensor) -> tuple[Tensor, Tensor]:
+    """Scalar flags of ``torch.multinomial``'s two data errors: an infinite, NaN or
+    negative weight; a row whose weights sum to zero or less."""
+    w = weights
+    bad = ops.get("or")(ops.get("not")(isfinite(w)), ops.lt(w, full(w.shape, 0, w.dtype)))
+    sums = reduce_sum(w, axis=-1)
+    return any_(bad), any_(ops.le(sums, full(sums.shape, 0, sums.dtype)))
 
 
 # -- Philox4x32-10 counter-based draws, as TF's stateless ops (CPU kernels) ------------------

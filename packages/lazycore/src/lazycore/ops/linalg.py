@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import jax.numpy as jnp
+import jax.scipy.linalg as jsl
 from jax import lax
 
 from ..dtypes import canonical
@@ -70,6 +71,7 @@ _LINALG = {
     "svd": (lambda x, *, full_matrices=True: tuple(jnp.linalg.svd(x, full_matrices=full_matrices)),
             True),
     "svdvals": (lambda x: jnp.linalg.svd(x, compute_uv=False), False),
+    "matrix_exp": (jsl.expm, False),  # Pade scaling and squaring; differentiable
     "lstsq": (lambda a, b: tuple(jnp.linalg.lstsq(a, b)), True),
     "triangular_solve": (lambda a, b, *, left_side=True, lower=True, transpose_a=False,
                          unit_diagonal=False: lax.linalg.triangular_solve(
