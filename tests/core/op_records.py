@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special
+from scipy import linalg, special
 
 F = (np.float32, np.float64)
 I = (np.int32, np.int64)  # noqa: E741
@@ -179,6 +179,7 @@ RECORDS = [
     OpRecord("linalg_eigvalsh", 1, F, lambda x: np.linalg.eigvalsh((x + x.T) / 2),
              shapes=((3, 3),), rtol=1e-3),
     OpRecord("linalg_pinv", 1, F, np.linalg.pinv, shapes=((4, 3),), rtol=1e-3),
+    OpRecord("linalg_matrix_exp", 1, F, lambda x: linalg.expm(x), shapes=((3, 3),), rtol=1e-4),
 ]
 
 # multi-output or specially-checked ops are covered in test_ops_special.py

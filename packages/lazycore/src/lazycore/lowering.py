@@ -15,6 +15,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
+from . import exact_division
 from .ir import Frozen, Node
 from .optable import OPS
 
@@ -209,6 +210,10 @@ def to_function(program: Program):
     """A pure function ``f(*inputs) -> tuple(outputs)`` built from lowering rules."""
     barriers = _stencil_sources(program)
     instructions = []
+    nodes, positions = program.nodes, program.operand_positions
+
+    def producer(p):  # for exact_division: what computed the value at position p
+        return nodes[p].op, positions[p], nodes[p].aval.shape
     for node, ops_pos in zip(program.nodes, program.operand_positions, strict=True):
         if node.op in ("data", "param"):
             instructions.append(None)
@@ -220,6 +225,8 @@ def to_function(program: Program):
                 instructions.append(("const", value))
         elif node.op == "tuple_get":
             instructions.append(("get", ops_pos[0], node.attrs[0][1]))
+        elif node.op == "div" and exact_division.needs_guard(node.aval.dtype, ops_pos, producer):
+            instructions.append(("op", exact_division.rounded_once, ops_pos, {}))
         else:
             instructions.append(("op", OPS[node.op].lower, ops_pos, dict(node.attrs)))
     input_positions = program.input_positions

@@ -130,27 +130,10 @@ def _int_pow(x, y):
     return jnp.where(neg_exp, neg_result, result)
 
 
-def _rounded_once_div(x, y):
-    """``x / y`` rounded once, as eager kernels divide. XLA's algebraic simplifier turns a
-    compiled quotient whose divisor is a broadcast, sqrt, exp, pow or quotient (or whose
-    dividend is a quotient) into a reciprocal product or a reassociated quotient: one ulp
-    off, which ``floor``/``astype(int)`` make a different integer (``floor(x / 0.3)``
-    differed from NumPy on 7% of elements). Float32 and narrower divide in float64 and
-    round: whatever XLA does to that quotient stays far inside the gap between an exact
-    float32 quotient and a rounding boundary, and it costs nothing measurable (memory-bound).
-    Float64 operands pass an optimization barrier the simplifier cannot see through."""
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        return lax.div(x, y)
-    if x.dtype.itemsize < 8:
-        wide = lambda v: lax.convert_element_type(v, np.float64)  # noqa: E731
-        return lax.convert_element_type(lax.div(wide(x), wide(y)), x.dtype)
-    return lax.div(*lax.optimization_barrier((x, y)))
-
-
 add = _nary("add", "any", lambda x, y: lax.bitwise_or(x, y) if x.dtype == bool else lax.add(x, y))
 sub = _nary("sub", "numeric", lax.sub)
 mul = _nary("mul", "any", lambda x, y: lax.bitwise_and(x, y) if x.dtype == bool else lax.mul(x, y))
-div = _nary("div", "numeric", _rounded_once_div)  # integers: rounds toward zero (C semantics)
+div = _nary("div", "numeric", lax.div)  # integers: rounds toward zero (C semantics)
 rem = _nary("rem", "ordered", lax.rem)  # sign of the dividend (C fmod)
 pow = _nary("pow", "numeric", _pow)  # noqa: A001 - op name
 max = _nary("max", "any", _first_on_tie(lax.max))  # noqa: A001 - op name

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import exact_division
 from ..optable import OPS
 from ..trace import call
 
@@ -50,7 +51,15 @@ def interpret(instructions, args, outputs):
     """Run a cut program's ``(op, attrs, operand refs)`` instructions on jax values
     through each op's lowering: the body of ``vjp``, ``scan`` and captured subprograms.
     Here, beside ``OPS``, so the ops that hold a program need nothing above them."""
-    env = list(args)
+    env, made = list(args), [None] * len(args)
+
+    def producer(r):  # for exact_division: what computed env[r] (None: an argument)
+        return (made[r] or (None, ()))[:2] + (env[r].shape,)
+
     for op, attrs, refs in instructions:
-        env.append(OPS[op].lower(*[env[r] for r in refs], **dict(attrs)))
+        if op == "div" and exact_division.needs_guard(env[refs[0]].dtype, refs, producer):
+            env.append(exact_division.rounded_once(*[env[r] for r in refs]))
+        else:
+            env.append(OPS[op].lower(*[env[r] for r in refs], **dict(attrs)))
+        made.append((op, refs))
     return tuple(env[o] for o in outputs)
