@@ -92,7 +92,15 @@ from .composites.indexing import (
     take_batched,
     write_positions,
 )
-from .composites.linalg import einsum, kron, logdet_cholesky, matmul, tensordot
+from .composites.linalg import (
+    cdist,
+    cdist_backward,
+    einsum,
+    kron,
+    logdet_cholesky,
+    matmul,
+    tensordot,
+)
 from .composites.loss_scaling import unscale, update_loss_scale
 from .composites.losses import (
     cross_entropy,

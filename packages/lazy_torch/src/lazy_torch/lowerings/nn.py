@@ -171,6 +171,20 @@ def linalg_qr(a, mode="reduced"):
     return ops.qr(a, mode=mode) if mode != "r" and D.is_inexact(a.dtype) else NotImplemented
 
 
+@lower("_cdist_forward.default")
+def cdist_forward(x1, x2, p, compute_mode=None):
+    """``torch.cdist``'s exact kernel (eager takes it up to 25 rows, or for p != 2)."""
+    return num.cdist(x1, x2, p) if x1.dtype == x2.dtype and D.is_inexact(x1.dtype) \
+        else NotImplemented
+
+
+@lower("_cdist_backward.default")
+def cdist_backward(grad, x1, x2, p, dist):
+    if 0 < p < 1 or not D.is_inexact(x1.dtype):  # a power below 1: eager's own edge cases
+        return NotImplemented
+    return num.cdist_backward(grad, x1, x2, p, dist)
+
+
 @lower("linalg_matrix_exp.default")
 def linalg_matrix_exp(a):
     """The orthogonal parametrization's map (``nn.utils.parametrizations.orthogonal``) and

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 from .. import ops
 from ..errors import ShapeError
 from ..tensor import Tensor
-from .broadcasting import broadcast_shapes, broadcast_to
+from .broadcasting import broadcast_shapes, broadcast_to, full
 from .manipulation import diagonal
-from .reductions import sum  # noqa: A004 - the composite
+from .reductions import (
+    sum,  # noqa: A004 - the composite
+    vector_norm,
+)
 
 
 def matmul(x: Tensor, y: Tensor) -> Tensor:
@@ -77,3 +82,41 @@ def kron(x: Tensor, y: Tensor) -> Tensor:
     mul = ops.get("and") if x.dtype == bool else ops.mul
     prod = mul(broadcast_to(x, shape), broadcast_to(y, shape))
     return ops.reshape(prod, new_sizes=tuple(p * q for p, q in zip(xs, ys, strict=True)))
+
+
+def _pairwise_differences(x1: Tensor, x2: Tensor) -> Tensor:
+    """``x1[..., i, None, :] - x2[..., None, j, :]``, batch dims broadcast."""
+    batch = broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    shape = batch + (x1.shape[-2], x2.shape[-2], x1.shape[-1])
+    a = broadcast_to(ops.reshape(x1, new_sizes=x1.shape[:-1] + (1, x1.shape[-1])), shape)
+    b = broadcast_to(ops.reshape(x2, new_sizes=x2.shape[:-2] + (1,) + x2.shape[-2:]), shape)
+    return ops.sub(a, b)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float) -> Tensor:
+    """The ``p``-norm distance of every row of ``x1`` to every row of ``x2`` (PyTorch's
+    exact ``_cdist_forward``: the norm of each difference)."""
+    return vector_norm(_pairwise_differences(x1, x2), p, axis=-1)
+
+
+def cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, dist: Tensor) -> Tensor:
+    """The gradient of ``cdist`` for ``x1`` as PyTorch's ``_cdist_backward`` gives it: a
+    pair at distance 0 contributes nothing (``p`` 2 and general), every coordinate tied
+    at the largest contributes fully (``p`` inf), ``p`` 0 has none."""
+    diff = _pairwise_differences(x1, x2)
+    zero = full(diff.shape, 0, diff.dtype)
+    d = broadcast_to(ops.reshape(dist, new_sizes=dist.shape + (1,)), diff.shape)
+    sign = ops.sign(diff)
+    if p == 0:
+        return full(x1.shape, 0, x1.dtype)
+    if p == 1:
+        local = sign
+    elif p == math.inf:
+        local = ops.select(ops.eq(ops.abs(diff), d), sign, zero)
+    else:
+        at_zero = ops.eq(d, zero)
+        power = diff if p == 2 else ops.mul(sign, ops.pow(ops.abs(diff), full(d.shape, p - 1, d.dtype)))
+        scale = d if p == 2 else ops.pow(d, full(d.shape, p - 1, d.dtype))
+        local = ops.select(at_zero, zero, ops.div(power, ops.select(at_zero, full(d.shape, 1, d.dtype), scale)))
+    g = broadcast_to(ops.reshape(grad, new_sizes=grad.shape + (1,)), diff.shape)
+    return sum(ops.mul(local, g), axis=-2)  # PyTorch's cdist expands the batch dims first

@@ -1,4 +1,4 @@
-"""Ops that synced to the CPU on hot paths of others' programs, now traced:
+"""Ops that synced to the CPU on hot paths of others' programs, now traced: ``cdist``,
 ``torch.multinomial`` (``Categorical.sample``, ``generate()``'s sampling; drawn from
 lazy_torch's generator, so compared with eager by distribution, not by stream) and
 ``linalg.matrix_exp`` (the orthogonal parametrization), against eager: values, dtypes,
@@ -112,4 +112,25 @@ def test_orthogonal_parametrization_trains_like_eager(dev):
     lazy = run(dev)
     torch.testing.assert_close(lazy[0], eager[0], rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(lazy[1], eager[1], rtol=1e-5, atol=1e-5)
+    assert not _fallbacks()
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, float("inf"), 0.0])
+@pytest.mark.parametrize("pairs", ["other", "self"])
+def test_cdist_and_its_gradient_match_eager(dev, p, pairs):
+    """``torch.cdist``'s exact kernel (up to 25 rows, any p); ``self``: distances of 0,
+    whose pairs eager's backward leaves out."""
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(2, 5, 3, generator=gen, dtype=torch.float64)
+    b = a if pairs == "self" else torch.randn(2, 4, 3, generator=gen, dtype=torch.float64)
+    lc.metrics.reset()
+    results = []
+    for device in ("cpu", dev):
+        x1, x2 = (t.to(device, copy=True).requires_grad_() for t in (a, b))
+        dist = torch.cdist(x1, x2, p=p)
+        weights = torch.arange(dist.numel(), dtype=dist.dtype, device=device).reshape(dist.shape)
+        (dist * weights).sum().backward()
+        results.append([dist.detach().cpu(), x1.grad.cpu(), x2.grad.cpu()])
+    for got, want in zip(results[1], results[0], strict=True):
+        torch.testing.assert_close(got, want)
     assert not _fallbacks()
