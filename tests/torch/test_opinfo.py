@@ -15,6 +15,10 @@ from .opinfo_sweep import summary, sweep
 # op key (name[.variant]) -> why it is skipped. Reasons come from running the sweep.
 SKIP: dict[str, str] = {
     "chalf": "complex32 is not supported",
+    # float32 in float64 (Pade): within 2e-8 of the matrix's scale of the exact value, where
+    # eager's float32 Taylor is 5e-7 off; on the sample's one cancelling element the two
+    # differ by 2e-3 relative (tests/torch/test_hot_path_ops.py compares at the scale)
+    "matrix_exp": "float32 sample: eager's own rounding on a cancelling element",
     # sparse layouts are not supported on the lazy device
     "sparse.sampled_addmm": "sparse CSR input",
     "sparse.mm.reduce": "sparse CSR input",
