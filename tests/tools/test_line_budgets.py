@@ -20,7 +20,7 @@ _spec.loader.exec_module(rm)
 # lazy_torch's budget to lazycore's. lazy_tf 3250 -> 3310: TF-only mappings (the stateful
 # random kernel in a captured tf.function, Keras's sparse division, lazy slice bounds, the
 # image adjustments), after 26 lines were trimmed from that new code and lazy_tf's own.
-LINE_BUDGETS = {"lazycore": 6948, "lazy_numpy": 3370, "lazy_torch": 3552, "lazy_tf": 3310}
+LINE_BUDGETS = {"lazycore": 6959, "lazy_numpy": 3370, "lazy_torch": 3561, "lazy_tf": 3310}
 
 
 def _tree(tmp_path: Path) -> Path:

@@ -134,3 +134,32 @@ def test_cdist_and_its_gradient_match_eager(dev, p, pairs):
     for got, want in zip(results[1], results[0], strict=True):
         torch.testing.assert_close(got, want)
     assert not _fallbacks()
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("values", [[3.0, 1.0, 2.0, 4.0], [1.0, NAN, 2.0], [NAN, NAN], [5.0],
+                                    [2.0, 2.0, 1.0, 3.0, 3.0]])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("fn", [torch.median, torch.nanmedian])
+def test_median_of_all_elements_matches_eager(dev, values, dtype, fn):
+    """``median()``/``nanmedian()`` without ``dim`` return only the value (no index to
+    choose among equal values): the lower median, NaN as eager has it."""
+    lc.metrics.reset()
+    t = torch.tensor(values, dtype=dtype)
+    got, want = fn(t.to(dev)).cpu(), fn(t)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+    assert not _fallbacks()
+
+
+def test_median_of_integers_and_its_gradient_match_eager(dev):
+    ints = torch.tensor([[7, 1, 5], [3, 3, 9]], dtype=torch.int32)
+    assert torch.equal(torch.median(ints.to(dev)).cpu(), torch.median(ints))
+    grads = []
+    for device in ("cpu", dev):
+        x = torch.tensor([[2.0, 5.0, 2.0], [1.0, 2.0, 7.0]], device=device, requires_grad=True)
+        torch.median(x).backward()  # the median 2.0 appears three times: eager spreads it
+        grads.append(x.grad.cpu())
+    torch.testing.assert_close(grads[1], grads[0])

@@ -185,6 +185,7 @@ from .composites.reductions import (
 from .composites.sorting import (
     argsort,
     histogram,
+    lower_median,
     quantile,
     searchsorted,
     sort,

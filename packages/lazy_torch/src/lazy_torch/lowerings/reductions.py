@@ -220,3 +220,16 @@ def histc(x, bins=100, min=0, max=0):  # noqa: A002
     if not min < max or bins <= 0 or not np.isfinite([min, max]).all():
         return NotImplemented
     return num.histogram(x, bins, min, max)
+
+
+@lower("median.default")
+def median(x):
+    """``torch.median(x)`` (no ``dim``: the value only, so no index to choose among equal
+    values); empty input and complex go to eager."""
+    return num.lower_median(x) if x.size and not D.is_complex(x.dtype) else NotImplemented
+
+
+@lower("nanmedian.default")
+def nanmedian(x):
+    return num.lower_median(x, ignore_nan=True) if x.size and not D.is_complex(x.dtype) \
+        else NotImplemented

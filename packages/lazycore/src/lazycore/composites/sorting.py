@@ -110,6 +110,23 @@ def searchsorted(sorted_: Tensor, v: Tensor, right: bool = False) -> Tensor:
     return ops.reduce_sum(cast(below, np.int64), axes=(v.ndim,))
 
 
+def lower_median(x: Tensor, ignore_nan: bool = False) -> Tensor:
+    """The ``(n - 1) // 2``-th smallest of all of ``x`` (PyTorch's ``median()``): NaN if
+    any element is NaN; with ``ignore_nan`` (``nanmedian()``) of the non-NaN elements,
+    NaN if there are none. The sort puts NaNs last."""
+    flat = sort(reshape(x, (-1,)), 0)
+    n = flat.shape[0]
+    if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
+        return reshape(take(flat, host_index(np.array([(n - 1) // 2])), 0), ())
+    nans = ops.reduce_sum(cast(ops.ne(flat, flat), np.int64), axes=(0,))
+    count = ops.sub(full((), n, np.int64), nans) if ignore_nan else full((), n, np.int64)
+    at = ops.div(ops.max(ops.sub(count, full((), 1, np.int64)), full((), 0, np.int64)),
+                 full((), 2, np.int64))
+    value = reshape(take(flat, reshape(at, (1,)), 0), ())
+    empty = ops.eq(count, full((), 0, np.int64)) if ignore_nan else ops.gt(nans, full((), 0, np.int64))
+    return where(empty, full((), np.nan, x.dtype), value)
+
+
 def histogram(x: Tensor, bins: int, lo, hi) -> Tensor:
     """Counts of ``x``'s elements in ``bins`` equal-width bins of ``[lo, hi]``, in ``x``'s
     dtype, with PyTorch's bin arithmetic in that dtype (integers in int64): the bin is
