@@ -213,7 +213,7 @@ def to_function(program: Program):
     nodes, positions = program.nodes, program.operand_positions
 
     def producer(p):  # for exact_division: what computed the value at position p
-        return nodes[p].op, positions[p], nodes[p].aval.shape
+        return nodes[p].op, positions[p], getattr(nodes[p].aval, "shape", (0,))
     for node, ops_pos in zip(program.nodes, program.operand_positions, strict=True):
         if node.op in ("data", "param"):
             instructions.append(None)

@@ -54,7 +54,7 @@ def interpret(instructions, args, outputs):
     env, made = list(args), [None] * len(args)
 
     def producer(r):  # for exact_division: what computed env[r] (None: an argument)
-        return (made[r] or (None, ()))[:2] + (env[r].shape,)
+        return (made[r] or (None, ()))[:2] + (getattr(env[r], "shape", (0,)),)  # a tuple: not
 
     for op, attrs, refs in instructions:
         if op == "div" and exact_division.needs_guard(env[refs[0]].dtype, refs, producer):
