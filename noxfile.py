@@ -66,12 +66,14 @@ def _install(session: nox.Session, *args: str) -> None:
 # order hold): the tests are single-threaded Python and XLA compiles, so the second of CI's
 # two cores would otherwise idle. Every suite passes with and without it (`-n 0` turns it off).
 PARALLEL = ("-n", "2", "--dist", "loadfile")
+# the slowest tests of each session in CI's log: what to trim when CI nears its 45 minutes
+DURATIONS = ("--durations=15",)
 
 
 def _pytest(session: nox.Session, *test_dirs: str, env: dict | None = None,
             parallel: tuple[str, ...] = PARALLEL) -> None:
     # Exit code 5 = no tests collected: an empty test directory is not a failure.
-    session.run("pytest", *parallel, *test_dirs, *session.posargs,
+    session.run("pytest", *parallel, *DURATIONS, *test_dirs, *session.posargs,
                 env={**TEST_ENV, **(env or {})}, success_codes=[0, 5])
 
 
@@ -153,7 +155,7 @@ def _sharding(session: nox.Session) -> None:
     # Its own process: XLA must see the flag before jax starts (tests/sharding/conftest.py
     # sets it too, for a plain `pytest tests/sharding`).
     env = {**TEST_ENV, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-    session.run("pytest", *PARALLEL, "tests/sharding", *session.posargs, env=env)
+    session.run("pytest", *PARALLEL, *DURATIONS, "tests/sharding", *session.posargs, env=env)
 
 
 @session

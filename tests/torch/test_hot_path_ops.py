@@ -73,7 +73,7 @@ def test_multinomial_argument_errors_raise_at_the_call(dev, weights, samples, me
             torch.multinomial(weights.to(device), samples)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float32])  # float64: each dtype compiles ~9 s
 def test_matrix_exp_and_its_gradient_match_eager(dev, dtype):
     lc.metrics.reset()
     a = torch.randn(2, 5, 5, generator=torch.Generator().manual_seed(0)).to(dtype)
